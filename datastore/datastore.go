@@ -1,0 +1,160 @@
+// Package datastore defines the contract between Skiff's ORM and a storage
+// engine. It plays the role database/sql/driver plays for database/sql:
+// adapter authors import it; applications rarely do.
+//
+// Everything an adapter receives is physical: table and column names, and
+// values already coerced to the column's kind. Adapters never see models.
+package datastore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/skiffhq/skiff/criteria"
+)
+
+// Kind is the storage kind of a column, derived from the attribute type.
+type Kind uint8
+
+// Column kinds. Values crossing the Adapter boundary have these Go types
+// (nil is always allowed): String string, Number float64 (int64 accepted on
+// input), Integer int64 on input and float64 on output, Boolean bool,
+// JSON any (decoded JSON: map[string]any, []any, string, float64, bool).
+const (
+	String Kind = iota + 1
+	Number
+	Integer // auto-increment keys and millisecond timestamps
+	Boolean
+	JSON
+)
+
+// Column describes one physical column.
+type Column struct {
+	Name string
+	Kind Kind
+	// Type is an explicit database type (Sails columnType) used verbatim by
+	// Define when it does not start with "_"; empty means the adapter's
+	// default for Kind.
+	Type          string
+	PrimaryKey    bool
+	AutoIncrement bool
+	Unique        bool
+	// NotNull is set for primary keys and join-table key columns only;
+	// Skiff enforces required attributes itself.
+	NotNull bool
+}
+
+// Table describes one physical table.
+type Table struct {
+	Name       string
+	PrimaryKey string
+	Columns    []Column
+	// UniqueTogether lists column sets that must be unique together (join
+	// tables use it so adding the same pair twice is idempotent).
+	UniqueTogether [][]string
+}
+
+// Column returns the column named name, or nil.
+func (t *Table) Column(name string) *Column {
+	for i := range t.Columns {
+		if t.Columns[i].Name == name {
+			return &t.Columns[i]
+		}
+	}
+	return nil
+}
+
+// Record maps column names to values.
+type Record map[string]any
+
+// Query selects rows of one table. Where, Sort and Select use column names.
+type Query struct {
+	Table *Table
+	Where criteria.Expr
+	Sort  []criteria.Sort
+	// Limit is criteria.Unlimited for no limit; Skip 0 for none.
+	Limit int64
+	Skip  int64
+	// Select lists the columns to return; nil means all.
+	Select []string
+	// PartitionBy, when set, applies Sort, Skip and Limit within each group
+	// of rows sharing this column's value instead of over the whole result
+	// (per-parent population limits; SQL window functions).
+	PartitionBy string
+	// Fetch asks Update and Destroy to return the affected rows.
+	Fetch bool
+}
+
+// Migrate is a schema synchronisation strategy (see model.Migrate).
+type Migrate string
+
+// Strategies Define accepts.
+const (
+	MigrateSafe  Migrate = "safe"
+	MigrateAlter Migrate = "alter"
+	MigrateDrop  Migrate = "drop"
+)
+
+// Adapter is a storage engine holding the tables of one datastore.
+// Implementations must be safe for concurrent use.
+type Adapter interface {
+	// Find returns the rows matching q, ordered by q.Sort then by primary
+	// key ascending. It returns an empty slice, not an error, when nothing
+	// matches.
+	Find(ctx context.Context, q *Query) ([]Record, error)
+	// Count returns how many rows match q.Where (Sort, Limit, Skip ignored).
+	Count(ctx context.Context, q *Query) (int64, error)
+	// Create inserts recs into t and returns them as stored, with generated
+	// keys filled, in the same order. A unique constraint violation is
+	// reported as *UniqueError.
+	Create(ctx context.Context, t *Table, recs []Record) ([]Record, error)
+	// Update sets values on the rows matching q.Where and, when q.Fetch is
+	// set, returns them as updated. A unique violation is *UniqueError.
+	Update(ctx context.Context, q *Query, values Record) ([]Record, error)
+	// Destroy deletes the rows matching q.Where and, when q.Fetch is set,
+	// returns them as they were.
+	Destroy(ctx context.Context, q *Query) ([]Record, error)
+	// Define brings the physical schema in line with tables: MigrateSafe
+	// does nothing; MigrateAlter creates missing tables and adds or drops
+	// columns in place, keeping rows; MigrateDrop recreates every table empty.
+	Define(ctx context.Context, tables []*Table, mode Migrate) error
+	// InTx runs fn in one transaction: fn's Adapter sees and makes changes
+	// inside it; the transaction commits when fn returns nil and rolls back
+	// otherwise. Nested InTx calls on a transaction's Adapter join it.
+	InTx(ctx context.Context, fn func(ctx context.Context, tx Adapter) error) error
+	// Close releases the adapter's connections.
+	Close() error
+}
+
+// UniqueError reports a unique-constraint violation (Waterline E_UNIQUE).
+// Columns lists the offending columns when the engine tells them.
+type UniqueError struct {
+	Table   string
+	Columns []string
+	Err     error
+}
+
+func (e *UniqueError) Error() string {
+	return fmt.Sprintf("unique constraint violated on %s %v: %v", e.Table, e.Columns, e.Err)
+}
+
+func (e *UniqueError) Unwrap() error { return e.Err }
+
+// ErrClosed is returned by adapters used after Close.
+var ErrClosed = errors.New("datastore: adapter closed")
+
+// Config is one datastore's settings from config (datastores.<name>).
+// Adapter names the engine ("sqlite", "postgres", "mysql"); the rest is
+// engine-specific.
+type Config struct {
+	Name    string
+	Adapter string
+	URL     string
+	// Dir is the app folder, for engines that keep files (SQLite's .tmp/).
+	Dir     string
+	Options map[string]any
+}
+
+// OpenFunc opens an adapter from its configuration.
+type OpenFunc func(ctx context.Context, cfg Config) (Adapter, error)

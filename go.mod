@@ -1,0 +1,3 @@
+module github.com/skiffhq/skiff
+
+go 1.26
