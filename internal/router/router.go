@@ -1,0 +1,240 @@
+// Package router is Skiff's ordered route table with Sails (Express 4)
+// matching rules: routes are tried in the order they were added and the
+// first match wins; paths match case-insensitively and tolerate one trailing
+// slash; ":name" and ":name?" capture one path segment; "*" captures the
+// rest; "r|regex|names" addresses use a regular expression.
+//
+// The router extends net/http rather than replacing it: matched path
+// parameters are set with (*http.Request).SetPathValue and read back with
+// PathValue, and the matched Route travels in the request context.
+package router
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// Route is one entry of the table.
+type Route struct {
+	// Method is an upper-case HTTP verb, or "" for every verb. A GET route
+	// also answers HEAD requests.
+	Method string
+	// Path is a Sails address path: "/user/:id", "/user/:id?", "/files/*",
+	// or the regex form "r|^/foo/(\\d+)$|id,name".
+	Path    string
+	Handler http.Handler
+	// SkipAssets makes the route ignore requests whose last path segment
+	// looks like a file name ("a.b"), as Sails' skipAssets option does.
+	// DefaultSkipAssets gives Sails' default for a route.
+	SkipAssets bool
+	// Options is opaque per-route data for the handler, read back with
+	// Matched.
+	Options any
+}
+
+// Router is an ordered route table. Build it with New and Add before
+// serving: Add is not safe for concurrent use, ServeHTTP is (once the table
+// is complete).
+type Router struct {
+	notFound http.Handler
+	routes   []entry
+	// buckets holds, for each lower-cased first literal path segment, the
+	// indexes of the routes a request starting with that segment can match,
+	// in table order. dynamic holds the routes whose first segment is not a
+	// literal; they belong to every bucket too.
+	buckets map[string][]int
+	dynamic []int
+}
+
+type entry struct {
+	route  Route
+	method string
+	pat    *pattern
+}
+
+// New returns an empty Router that hands requests matching no route to
+// notFound (http.NotFoundHandler() when nil).
+func New(notFound http.Handler) *Router {
+	if notFound == nil {
+		notFound = http.NotFoundHandler()
+	}
+	return &Router{notFound: notFound, buckets: map[string][]int{}}
+}
+
+// Add appends rt to the table; it is tried after every route added before
+// it. Its pattern is compiled here, once. Add returns an error naming the
+// route when the path is malformed, the method is not a token, or the
+// handler is nil.
+func (r *Router) Add(rt Route) error {
+	if rt.Handler == nil {
+		return fmt.Errorf("route %s %q: nil handler", rt.Method, rt.Path)
+	}
+	method := strings.ToUpper(rt.Method)
+	if !isToken(method) {
+		return fmt.Errorf("route %q: bad method %q", rt.Path, rt.Method)
+	}
+	pat, err := compile(rt.Path)
+	if err != nil {
+		return fmt.Errorf("route %s %q: %w", method, rt.Path, err)
+	}
+	rt.Method = method
+	i := len(r.routes)
+	r.routes = append(r.routes, entry{route: rt, method: method, pat: pat})
+	if !pat.static {
+		r.dynamic = append(r.dynamic, i)
+		for k, b := range r.buckets {
+			r.buckets[k] = append(b, i)
+		}
+		return nil
+	}
+	b, ok := r.buckets[pat.first]
+	if !ok {
+		b = append([]int(nil), r.dynamic...)
+	}
+	r.buckets[pat.first] = append(b, i)
+	return nil
+}
+
+type ctxKey struct{}
+
+// Matched returns the route serving the request whose context is ctx, or nil
+// outside a routed request. The Route is shared: callers must not modify it.
+func Matched(ctx context.Context) *Route {
+	rt, _ := ctx.Value(ctxKey{}).(*Route)
+	return rt
+}
+
+// maxSegs is how many path segments are split without allocating.
+const maxSegs = 16
+
+// ServeHTTP dispatches req to the first matching route, with the route in
+// the context (see Matched) and its path parameters set as path values;
+// requests matching no route go to the notFound handler.
+func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	path := req.URL.EscapedPath()
+	if path == "" {
+		path = "/"
+	}
+	var segBuf [maxSegs]string
+	segs := splitPath(segBuf[:0], path)
+	cands := r.dynamic
+	if len(segs) > 0 {
+		if b, ok := r.buckets[lowerASCII(segs[0])]; ok {
+			cands = b
+		}
+	}
+	asset := -1 // unknown until a SkipAssets route asks
+	var capBuf [8]capture
+	for _, i := range cands {
+		e := &r.routes[i]
+		if !methodMatches(e.method, req.Method) {
+			continue
+		}
+		if e.route.SkipAssets {
+			if asset < 0 {
+				asset = 0
+				if LooksLikeAsset(path) {
+					asset = 1
+				}
+			}
+			if asset == 1 {
+				continue
+			}
+		}
+		caps, ok := e.pat.match(path, segs, capBuf[:0])
+		if !ok {
+			continue
+		}
+		req = req.WithContext(context.WithValue(req.Context(), ctxKey{}, &e.route))
+		for _, c := range caps {
+			if c.name == "" {
+				continue
+			}
+			req.SetPathValue(c.name, decodeParam(c.value))
+		}
+		e.route.Handler.ServeHTTP(w, req)
+		return
+	}
+	r.notFound.ServeHTTP(w, req)
+}
+
+func methodMatches(route, method string) bool {
+	switch route {
+	case "", method:
+		return true
+	case http.MethodGet:
+		return method == http.MethodHead
+	}
+	return false
+}
+
+// decodeParam percent-decodes a captured value as Express' decodeURIComponent
+// does ("+" stays "+"). A malformed escape keeps the raw value rather than
+// failing the request: net/http already rejects such request lines, so only
+// hand-built requests get here.
+func decodeParam(v string) string {
+	if !strings.Contains(v, "%") {
+		return v
+	}
+	d, err := url.PathUnescape(v)
+	if err != nil {
+		return v
+	}
+	return d
+}
+
+// LooksLikeAsset reports whether the last segment of the URL path p looks
+// like a file name: a dot with at least one character on each side (Sails'
+// LOOKS_LIKE_ASSET_RX).
+func LooksLikeAsset(p string) bool {
+	if i := strings.IndexByte(p, '?'); i >= 0 {
+		p = p[:i]
+	}
+	seg := p[strings.LastIndexByte(p, '/')+1:]
+	return len(seg) >= 3 && strings.Contains(seg[1:len(seg)-1], ".")
+}
+
+// splitPath appends the segments of p after its leading slash: "/a/b/" →
+// ["a", "b", ""], "/" → [""]. A path not starting with "/" has no segments.
+func splitPath(dst []string, p string) []string {
+	if !strings.HasPrefix(p, "/") {
+		return dst
+	}
+	p = p[1:]
+	for {
+		i := strings.IndexByte(p, '/')
+		if i < 0 {
+			return append(dst, p)
+		}
+		dst = append(dst, p[:i])
+		p = p[i+1:]
+	}
+}
+
+// lowerASCII lower-cases ASCII letters, allocating only when there are some.
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			return strings.ToLower(s)
+		}
+	}
+	return s
+}
+
+func isToken(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// wildcardName names the n-th unnamed capture (a "*" or a regex group
+// without a listed name), as Express numbers req.params.
+func wildcardName(n int) string { return strconv.Itoa(n) }
