@@ -1,0 +1,275 @@
+package blueprint
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/skiffhq/skiff/criteria"
+	"github.com/skiffhq/skiff/model"
+	"github.com/skiffhq/skiff/orm"
+)
+
+// Service runs blueprint actions. It is safe for concurrent use.
+type Service struct {
+	orm   *orm.ORM
+	parse ParseOptionsFunc
+}
+
+// NewService returns a Service over o. parse is the app-wide
+// parseBlueprintOptions; nil means DefaultParseOptions.
+func NewService(o *orm.ORM, parse ParseOptionsFunc) *Service {
+	if parse == nil {
+		parse = DefaultParseOptions
+	}
+	return &Service{orm: o, parse: parse}
+}
+
+// Do runs r.Action. Client mistakes come back as *model.Error (Invalid,
+// NotFound, ...); anything else is an internal failure.
+func (s *Service) Do(ctx context.Context, r *Request, routeParse ParseOptionsFunc) (*Result, error) {
+	parse := s.parse
+	if routeParse != nil {
+		parse = routeParse
+	}
+	opts, err := parse(ctx, r)
+	if err != nil {
+		return nil, fmt.Errorf("parseBlueprintOptions for %s/%s: %w", r.Model.Identity, r.Action, err)
+	}
+	if opts == nil {
+		return nil, fmt.Errorf("parseBlueprintOptions for %s/%s returned no options", r.Model.Identity, r.Action)
+	}
+	m := r.Model
+	if opts.Using != "" && opts.Using != m.Identity {
+		if m = s.orm.Schema().Model(opts.Using); m == nil {
+			return nil, fmt.Errorf("parseBlueprintOptions: `using` names no model: %q", opts.Using)
+		}
+	}
+	switch r.Action {
+	case Find:
+		return s.find(ctx, m, opts)
+	case FindOne:
+		return s.findOne(ctx, m, opts)
+	case Create:
+		return s.create(ctx, m, opts)
+	case Update:
+		return s.update(ctx, m, opts)
+	case Destroy:
+		return s.destroy(ctx, m, opts)
+	case Populate:
+		return s.populate(ctx, m, opts)
+	}
+	return nil, &model.Error{Kind: model.NotFound, Msg: fmt.Sprintf("the %s action is not available", r.Action)}
+}
+
+func (s *Service) find(ctx context.Context, m *model.Model, o *Options) (*Result, error) {
+	c, err := criteria.Normalize(o.Criteria, m)
+	if err != nil {
+		return nil, err
+	}
+	pops, err := s.populates(m, o.Populates, c.Omit)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := s.orm.Find(ctx, m, c, pops)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]model.Record, len(recs))
+	for i, r := range recs {
+		out[i] = m.Serialize(r)
+	}
+	return &Result{Status: http.StatusOK, Body: out}, nil
+}
+
+func (s *Service) findOne(ctx context.Context, m *model.Model, o *Options) (*Result, error) {
+	pk, err := s.targetPK(m, o.Criteria)
+	if err != nil {
+		return nil, err
+	}
+	// findOne keeps only the key, select and omit (no sort, limit or skip).
+	c, err := criteria.Normalize(map[string]any{
+		"where": map[string]any{m.PrimaryKey: pk}, "select": o.Criteria["select"], "omit": o.Criteria["omit"],
+	}, m)
+	if err != nil {
+		return nil, err
+	}
+	pops, err := s.populates(m, o.Populates, c.Omit)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := s.orm.FindOne(ctx, m, c, pops)
+	if err != nil {
+		return nil, err
+	}
+	if rec == nil {
+		return nil, notFound()
+	}
+	return &Result{Status: http.StatusOK, Body: m.Serialize(rec)}, nil
+}
+
+func (s *Service) create(ctx context.Context, m *model.Model, o *Options) (*Result, error) {
+	pops, err := s.populates(m, o.Populates, nil)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := s.orm.Create(ctx, m, o.NewRecord)
+	if err != nil {
+		return nil, err
+	}
+	return s.reread(ctx, m, rec[m.PrimaryKey], pops)
+}
+
+func (s *Service) update(ctx context.Context, m *model.Model, o *Options) (*Result, error) {
+	pk, err := s.targetPK(m, o.Criteria)
+	if err != nil {
+		return nil, err
+	}
+	pops, err := s.populates(m, o.Populates, nil)
+	if err != nil {
+		return nil, err
+	}
+	_, after, err := s.orm.Update(ctx, m, pk, o.ValuesToSet)
+	if err != nil {
+		return nil, err
+	}
+	if after == nil {
+		return nil, notFound()
+	}
+	return s.reread(ctx, m, pk, pops)
+}
+
+func (s *Service) destroy(ctx context.Context, m *model.Model, o *Options) (*Result, error) {
+	pk, err := s.targetPK(m, o.Criteria)
+	if err != nil {
+		return nil, err
+	}
+	pops, err := s.populates(m, o.Populates, nil)
+	if err != nil {
+		return nil, err
+	}
+	// The answer is the record as it was, populated: read it before it goes.
+	before, err := s.orm.FindByPK(ctx, m, pk, pops)
+	if err != nil {
+		return nil, err
+	}
+	if before == nil {
+		return nil, notFound()
+	}
+	gone, err := s.orm.Destroy(ctx, m, pk)
+	if err != nil {
+		return nil, err
+	}
+	if gone == nil {
+		return nil, notFound()
+	}
+	return &Result{Status: http.StatusOK, Body: m.Serialize(before)}, nil
+}
+
+func (s *Service) populate(ctx context.Context, m *model.Model, o *Options) (*Result, error) {
+	pk, err := s.targetPK(m, o.Criteria)
+	if err != nil {
+		return nil, err
+	}
+	a := m.Attr(o.Alias)
+	if a == nil || !a.IsAssociation() {
+		return nil, invalidPopulates("`%s` is not an association of %s", o.Alias, m.Identity)
+	}
+	pops, err := s.populates(m, map[string]any{o.Alias: o.Populates[o.Alias]}, nil)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := s.orm.FindByPK(ctx, m, pk, pops)
+	if err != nil {
+		return nil, err
+	}
+	if rec == nil {
+		return nil, notFound()
+	}
+	target := a.Assoc.Target
+	switch v := rec[o.Alias].(type) {
+	case model.Record:
+		return &Result{Status: http.StatusOK, Body: target.Serialize(v)}, nil
+	case []model.Record:
+		out := make([]model.Record, len(v))
+		for i, c := range v {
+			out[i] = target.Serialize(c)
+		}
+		return &Result{Status: http.StatusOK, Body: out}, nil
+	}
+	return nil, notFound()
+}
+
+// reread answers a write with the record as stored now, populated.
+func (s *Service) reread(ctx context.Context, m *model.Model, pk any, pops []orm.Populate) (*Result, error) {
+	rec, err := s.orm.FindByPK(ctx, m, pk, pops)
+	if err != nil {
+		return nil, err
+	}
+	if rec == nil {
+		return nil, fmt.Errorf("%s %v vanished right after it was written", m.Identity, pk)
+	}
+	return &Result{Status: http.StatusOK, Body: m.Serialize(rec)}, nil
+}
+
+// targetPK reads the one primary key a single-record action acts on from
+// criteria.where, coerced to the key's type.
+func (s *Service) targetPK(m *model.Model, c map[string]any) (any, error) {
+	where, _ := c["where"].(map[string]any)
+	v, ok := where[m.PrimaryKey]
+	if !ok || v == nil {
+		return nil, invalidCriteria("This action needs the primary key (`%s`) of the %s record in the URL.", m.PrimaryKey, m.Identity)
+	}
+	e, _, err := criteria.NormalizeWhere(map[string]any{m.PrimaryKey: v}, m)
+	if err != nil {
+		return nil, err
+	}
+	if cmp, ok := e.(*criteria.Cmp); ok && cmp.Op == criteria.Eq && cmp.Value != nil {
+		return cmp.Value, nil
+	}
+	return nil, invalidCriteria("This action needs exactly one primary key (`%s`), got %s.", m.PrimaryKey, model.Describe(v))
+}
+
+// populates normalises the loose populate map into ORM population requests.
+func (s *Service) populates(m *model.Model, raw map[string]any, omitted []string) ([]orm.Populate, error) {
+	var out []orm.Populate
+	for _, name := range m.Order {
+		v, ok := raw[name]
+		if !ok || v == nil || v == false {
+			continue
+		}
+		for _, o := range omitted {
+			if o == name {
+				return nil, invalidPopulates("Cannot populate `%s` and omit it at the same time.", name)
+			}
+		}
+		a := m.Attributes[name]
+		if !a.IsAssociation() {
+			return nil, invalidPopulates("Could not populate `%s`: it is not an association of %s.", name, m.Identity)
+		}
+		p := orm.Populate{Attr: name}
+		if a.IsSingular() {
+			if sub, isMap := v.(map[string]any); !(v == true || isMap && len(sub) == 0) {
+				return nil, invalidPopulates("Could not populate `%s`: a singular association takes no subcriteria.", name)
+			}
+		} else if sub, isMap := v.(map[string]any); isMap {
+			c, err := criteria.Normalize(sub, a.Assoc.Target)
+			if err != nil {
+				if me, ok := model.AsError(err); ok {
+					me.Code = model.CodeInvalidPopulates
+				}
+				return nil, err
+			}
+			p.Criteria = c
+		}
+		out = append(out, p)
+	}
+	for name := range raw {
+		if m.Attr(name) == nil {
+			return nil, invalidPopulates("Could not populate `%s`: %s has no such association.", name, m.Identity)
+		}
+	}
+	return out, nil
+}
+
+func notFound() error { return &model.Error{Kind: model.NotFound, Msg: "Not Found"} }

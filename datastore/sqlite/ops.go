@@ -1,0 +1,227 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/skiffhq/skiff/criteria"
+	"github.com/skiffhq/skiff/datastore"
+	"github.com/skiffhq/skiff/internal/sqlgen"
+	sqlite "modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// Find implements datastore.Adapter on the read pool.
+func (db *DB) Find(ctx context.Context, q *datastore.Query) ([]datastore.Record, error) {
+	if err := db.check(); err != nil {
+		return nil, err
+	}
+	return find(ctx, db.d, runner{cache: db.reads}, q)
+}
+
+// Count implements datastore.Adapter on the read pool.
+func (db *DB) Count(ctx context.Context, q *datastore.Query) (int64, error) {
+	if err := db.check(); err != nil {
+		return 0, err
+	}
+	return count(ctx, db.d, runner{cache: db.reads}, q)
+}
+
+// Create implements datastore.Adapter; several records are inserted in one
+// transaction, all or none.
+func (db *DB) Create(ctx context.Context, t *datastore.Table, recs []datastore.Record) ([]datastore.Record, error) {
+	if err := db.check(); err != nil {
+		return nil, err
+	}
+	if len(recs) <= 1 {
+		return create(ctx, db.d, runner{cache: db.writes}, t, recs)
+	}
+	var out []datastore.Record
+	err := db.InTx(ctx, func(ctx context.Context, tx datastore.Adapter) error {
+		var err error
+		out, err = tx.Create(ctx, t, recs)
+		return err
+	})
+	return out, err
+}
+
+// Update implements datastore.Adapter with one UPDATE ... RETURNING.
+func (db *DB) Update(ctx context.Context, q *datastore.Query, values datastore.Record) ([]datastore.Record, error) {
+	if err := db.check(); err != nil {
+		return nil, err
+	}
+	return update(ctx, db.d, runner{cache: db.writes}, q, values)
+}
+
+// Destroy implements datastore.Adapter with one DELETE ... RETURNING.
+func (db *DB) Destroy(ctx context.Context, q *datastore.Query) ([]datastore.Record, error) {
+	if err := db.check(); err != nil {
+		return nil, err
+	}
+	return destroy(ctx, db.d, runner{cache: db.writes}, q)
+}
+
+func find(ctx context.Context, d *sqlgen.Dialect, r runner, q *datastore.Query) ([]datastore.Record, error) {
+	st, err := sqlgen.Select(d, q)
+	if err != nil {
+		return nil, fmt.Errorf("find: %w", err)
+	}
+	recs, err := queryRecords(ctx, r, st)
+	if err != nil {
+		return nil, fmt.Errorf("find %s: %w", q.Table.Name, err)
+	}
+	return recs, nil
+}
+
+func count(ctx context.Context, d *sqlgen.Dialect, r runner, q *datastore.Query) (int64, error) {
+	st, err := sqlgen.Count(d, q)
+	if err != nil {
+		return 0, fmt.Errorf("count: %w", err)
+	}
+	rows, err := r.query(ctx, st.SQL, st.Args)
+	if err != nil {
+		return 0, fmt.Errorf("count %s: %w", q.Table.Name, err)
+	}
+	defer rows.Close()
+	var n int64
+	if rows.Next() {
+		if err := rows.Scan(&n); err != nil {
+			return 0, fmt.Errorf("count %s: %w", q.Table.Name, err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("count %s: %w", q.Table.Name, err)
+	}
+	return n, nil
+}
+
+func create(ctx context.Context, d *sqlgen.Dialect, w runner, t *datastore.Table, recs []datastore.Record) ([]datastore.Record, error) {
+	out := make([]datastore.Record, 0, len(recs))
+	for _, rec := range recs {
+		st, err := sqlgen.Insert(d, t, rec)
+		if err != nil {
+			return nil, fmt.Errorf("create: %w", err)
+		}
+		rows, err := queryRecords(ctx, w, st)
+		if err != nil {
+			return nil, classify("create", t, err)
+		}
+		if len(rows) != 1 {
+			return nil, fmt.Errorf("create %s: insert returned %d rows", t.Name, len(rows))
+		}
+		out = append(out, rows[0])
+	}
+	return out, nil
+}
+
+func update(ctx context.Context, d *sqlgen.Dialect, w runner, q *datastore.Query, values datastore.Record) ([]datastore.Record, error) {
+	st, err := sqlgen.Update(d, q, values)
+	if errors.Is(err, sqlgen.ErrNoValues) {
+		if !q.Fetch {
+			return nil, nil
+		}
+		return find(ctx, d, w, whereOnly(q))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("update: %w", err)
+	}
+	if !q.Fetch {
+		if _, err := w.exec(ctx, st.SQL, st.Args); err != nil {
+			return nil, classify("update", q.Table, err)
+		}
+		return nil, nil
+	}
+	recs, err := queryRecords(ctx, w, st)
+	if err != nil {
+		return nil, classify("update", q.Table, err)
+	}
+	sqlgen.SortByPK(q.Table, recs)
+	return recs, nil
+}
+
+func destroy(ctx context.Context, d *sqlgen.Dialect, w runner, q *datastore.Query) ([]datastore.Record, error) {
+	st, err := sqlgen.Delete(d, q)
+	if err != nil {
+		return nil, fmt.Errorf("destroy: %w", err)
+	}
+	if !q.Fetch {
+		if _, err := w.exec(ctx, st.SQL, st.Args); err != nil {
+			return nil, fmt.Errorf("destroy %s: %w", q.Table.Name, err)
+		}
+		return nil, nil
+	}
+	recs, err := queryRecords(ctx, w, st)
+	if err != nil {
+		return nil, fmt.Errorf("destroy %s: %w", q.Table.Name, err)
+	}
+	sqlgen.SortByPK(q.Table, recs)
+	return recs, nil
+}
+
+// whereOnly is q reduced to its table and where clause, for the rows an
+// Update or Destroy touches.
+func whereOnly(q *datastore.Query) *datastore.Query {
+	return &datastore.Query{Table: q.Table, Where: q.Where, Limit: criteria.Unlimited}
+}
+
+func queryRecords(ctx context.Context, r runner, st sqlgen.Stmt) ([]datastore.Record, error) {
+	rows, err := r.query(ctx, st.SQL, st.Args)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	return scan(rows, st.Columns)
+}
+
+func scan(rows *sql.Rows, cols []*datastore.Column) ([]datastore.Record, error) {
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	out := []datastore.Record{}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		rec := make(datastore.Record, len(cols))
+		for i, c := range cols {
+			v, err := sqlgen.Decode(c.Kind, vals[i])
+			if err != nil {
+				return nil, fmt.Errorf("column %s: %w", c.Name, err)
+			}
+			rec[c.Name] = v
+		}
+		out = append(out, rec)
+	}
+	return out, rows.Err()
+}
+
+// classify turns a unique violation into *datastore.UniqueError, reading
+// the columns from SQLite's message "UNIQUE constraint failed: t.a, t.b"
+// (so a column whose name holds ", " is reported split).
+func classify(op string, t *datastore.Table, err error) error {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return fmt.Errorf("%s %s: %w", op, t.Name, err)
+	}
+	if c := se.Code(); c != sqlite3.SQLITE_CONSTRAINT_UNIQUE && c != sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY {
+		return fmt.Errorf("%s %s: %w", op, t.Name, err)
+	}
+	ue := &datastore.UniqueError{Table: t.Name, Err: err}
+	msg := se.Error()
+	const marker = "UNIQUE constraint failed: "
+	if i := strings.Index(msg, marker); i >= 0 {
+		list := msg[i+len(marker):]
+		if j := strings.LastIndex(list, " ("); j >= 0 {
+			list = list[:j]
+		}
+		for _, part := range strings.Split(list, ", ") {
+			ue.Columns = append(ue.Columns, strings.TrimPrefix(part, t.Name+"."))
+		}
+	}
+	return ue
+}

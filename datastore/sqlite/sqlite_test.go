@@ -1,0 +1,73 @@
+package sqlite_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/skiffhq/skiff/datastore"
+	"github.com/skiffhq/skiff/datastore/datastoretest"
+	"github.com/skiffhq/skiff/datastore/sqlite"
+)
+
+func open(t testing.TB, cfg datastore.Config) *sqlite.DB {
+	t.Helper()
+	db, err := sqlite.Open(t.Context(), cfg)
+	if err != nil {
+		t.Fatalf("Open(%+v) = %v", cfg, err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func TestAdapterFile(t *testing.T) {
+	dir := t.TempDir()
+	datastoretest.TestAdapter(t, func(t *testing.T) datastore.Adapter {
+		// One file per subtest, through the Dir/Name convention.
+		return open(t, datastore.Config{Name: "db", Dir: filepath.Join(dir, filepath.Base(t.Name()))})
+	})
+}
+
+func TestAdapterMemory(t *testing.T) {
+	shared := open(t, datastore.Config{URL: ":memory:"})
+	datastoretest.TestAdapter(t, func(t *testing.T) datastore.Adapter { return shared })
+}
+
+func TestMemoryIsPrivate(t *testing.T) {
+	a := open(t, datastore.Config{URL: ":memory:"})
+	b := open(t, datastore.Config{URL: ":memory:"})
+	tbl := &datastore.Table{Name: "t", PrimaryKey: "id", Columns: []datastore.Column{
+		{Name: "id", Kind: datastore.Integer, PrimaryKey: true, AutoIncrement: true},
+	}}
+	if err := a.Define(t.Context(), []*datastore.Table{tbl}, datastore.MigrateDrop); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Count(t.Context(), &datastore.Query{Table: tbl}); err == nil {
+		t.Errorf("second :memory: database sees the first one's table")
+	}
+}
+
+func TestOpenPaths(t *testing.T) {
+	dir := t.TempDir()
+	for _, cfg := range []datastore.Config{
+		{Name: "app", Dir: dir},
+		{URL: filepath.Join(dir, "with space?and#hash.db")},
+	} {
+		db := open(t, cfg)
+		if err := db.Define(t.Context(), nil, datastore.MigrateDrop); err != nil {
+			t.Errorf("Define on %+v = %v", cfg, err)
+		}
+	}
+	if _, err := filepath.Glob(filepath.Join(dir, ".tmp", "app.db")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestClosed(t *testing.T) {
+	db := open(t, datastore.Config{URL: ":memory:"})
+	if err := db.Close(); err != nil {
+		t.Fatalf("Close() = %v", err)
+	}
+	if _, err := db.Count(t.Context(), &datastore.Query{}); err != datastore.ErrClosed {
+		t.Errorf("Count after Close = %v, want ErrClosed", err)
+	}
+}

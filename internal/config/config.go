@@ -1,0 +1,170 @@
+package config
+
+import (
+	"fmt"
+	"io/fs"
+	"strings"
+)
+
+// ModelFile is one file of models/: a model definition as decoded, not yet
+// validated (model.Parse does that).
+type ModelFile struct {
+	// Identity is the lower-cased file base name ("User.yaml" → "user").
+	Identity string
+	// Source is the file's path inside the app folder, e.g. "models/user.yaml".
+	Source string
+	// Def is the file's top-level mapping; numbers are float64.
+	Def map[string]any
+}
+
+// Route is one entry of the routes section. Exactly one of Action, Redirect
+// and Response is set.
+type Route struct {
+	// Address is the key as written, e.g. "GET /user/:id".
+	Address string
+	// Method is the upper-case verb, "" for every verb ("ALL" or none
+	// written); Path is the rest of the address: "/user/:id" or "r|regex|".
+	Method, Path string
+	// Action is the target action identity, lower-cased: "user/find" from
+	// 'user/find', 'UserController.find', {action: ...} or
+	// {controller: User, action: find}.
+	Action string
+	// Redirect is the URL of a {redirect: url} target, or of a string target
+	// that starts with "/", "http://" or "https://".
+	Redirect string
+	// Response is the default response of a {response: notFound} target.
+	Response string
+	// Options holds every other key of an object target (csrf, cors,
+	// skipAssets, autoWatch, mirror, locals, ...), nil when there is none.
+	Options map[string]any
+}
+
+// Blueprints are the blueprint settings with their defaults applied.
+type Blueprints struct {
+	// Actions (default false), Rest (true), Shortcuts (true except in
+	// production), Pluralize (false), AutoWatch (true), Mirror (false).
+	Actions, Rest, Shortcuts, Pluralize, AutoWatch, Mirror bool
+	// Prefix and RestPrefix start with "/" unless empty, and never end with
+	// one.
+	Prefix, RestPrefix string
+}
+
+// App is a loaded app folder.
+type App struct {
+	// Dir is left empty by Load (an fs.FS has no path); Env is the
+	// environment the app was loaded for, "development" by default.
+	Dir, Env string
+	// Port is the port section, 0 when unset (the command then applies PORT
+	// and its own default).
+	Port int
+	// Models is the models section: defaults for every model. migrate is
+	// always set: as configured, else "alter" ("safe" in production).
+	Models map[string]any
+	// ModelFiles are the files of models/, sorted by identity.
+	ModelFiles []ModelFile
+	// Blueprints is the blueprints section with defaults applied.
+	Blueprints Blueprints
+	// Datastores maps datastore names to their settings, never empty
+	// ({"default": {"adapter": "sqlite"}} when none is configured). Every
+	// entry has an adapter, with Sails' adapter package names translated
+	// (sails-disk → sqlite, sails-postgresql → postgres, sails-mysql → mysql),
+	// and url, if set, has no trailing "/".
+	Datastores map[string]map[string]any
+	// Routes are the routes section in the order written.
+	Routes []Route
+	// Security, Sockets, Session, Policies and HTTP are those sections with
+	// their key names validated and their values as decoded; never nil.
+	Security, Sockets, Session, Policies, HTTP map[string]any
+	// BodyLimit is http.bodyLimit in bytes, 1 MiB by default.
+	BodyLimit int64
+}
+
+// layer is one source of configuration: a file or an environment variable.
+type layer struct {
+	src  string
+	tree *omap
+}
+
+// Load reads the app folder fsys (models/ and config/) for the environment
+// env ("" means development). environ holds the process environment as
+// "NAME=value" pairs (os.Environ); its SKIFF_* variables override the files
+// as the package documentation describes.
+//
+// Errors name the file (with its line for syntax errors), the key path or
+// the environment variable at fault, and wrap ErrSyntax,
+// ErrDuplicateModel, ErrUnknownKey, ErrUnsupported or ErrInvalid; I/O
+// errors are wrapped as they come.
+func Load(fsys fs.FS, env string, environ []string) (*App, error) {
+	if env == "" {
+		env = "development"
+	}
+	if !fs.ValidPath(env) || strings.ContainsAny(env, `/\`) || env == "." {
+		return nil, fmt.Errorf("environment %q: not a plain name: %w", env, ErrInvalid)
+	}
+	s := appSchema()
+	check := func(src string, tree *omap) error {
+		if err := s.check(src, nil, tree); err != nil {
+			return err
+		}
+		_, err := build(src, tree, env)
+		return err
+	}
+	layers, err := readLayers(fsys, env)
+	if err != nil {
+		return nil, err
+	}
+	tree := newOmap()
+	for _, l := range layers {
+		if err := check(l.src, l.tree); err != nil {
+			return nil, err
+		}
+		merge(tree, l.tree)
+	}
+	if err := applyEnv(tree, s, environ, check); err != nil {
+		return nil, err
+	}
+	app, err := build("config", tree, env)
+	if err != nil {
+		return nil, err
+	}
+	if app.ModelFiles, err = readModels(fsys); err != nil {
+		return nil, err
+	}
+	return app, nil
+}
+
+// readLayers reads config/*, then config/env/<env>.*, then config/local.*,
+// each group in file-name order.
+func readLayers(fsys fs.FS, env string) ([]layer, error) {
+	names, err := listFiles(fsys, "config")
+	if err != nil {
+		return nil, err
+	}
+	var first, local []string
+	for _, n := range names {
+		if base(n) == "local" {
+			local = append(local, "config/"+n)
+		} else {
+			first = append(first, "config/"+n)
+		}
+	}
+	envNames, err := listFiles(fsys, "config/env")
+	if err != nil {
+		return nil, err
+	}
+	var envFiles []string
+	for _, n := range envNames {
+		if base(n) == env {
+			envFiles = append(envFiles, "config/env/"+n)
+		}
+	}
+	var layers []layer
+	for _, name := range append(append(first, envFiles...), local...) {
+		tree, err := readMapping(fsys, name)
+		if err != nil {
+			return nil, err
+		}
+		layers = append(layers, layer{src: name, tree: tree})
+	}
+	return layers, nil
+}

@@ -1,0 +1,187 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// defaultBodyLimit is the request body limit when http.bodyLimit is unset.
+const defaultBodyLimit = 1 << 20
+
+// build turns a (merged or single-source) configuration tree into an App;
+// src names the tree's origin in errors. Key names are already checked.
+func build(src string, tree *omap, env string) (*App, error) {
+	app := &App{
+		Env:      env,
+		Models:   section(tree, "models"),
+		Security: section(tree, "security"),
+		Sockets:  section(tree, "sockets"),
+		Session:  section(tree, "session"),
+		Policies: section(tree, "policies"),
+		HTTP:     section(tree, "http"),
+	}
+	var err error
+	if app.Port, err = port(src, tree); err != nil {
+		return nil, err
+	}
+	if err := defaultMigrate(src, app.Models, env); err != nil {
+		return nil, err
+	}
+	app.Blueprints = blueprints(section(tree, "blueprints"), env)
+	app.Datastores = datastores(section(tree, "datastores"))
+	routes, _ := tree.get("routes")
+	if app.Routes, err = parseRoutes(src, routes); err != nil {
+		return nil, err
+	}
+	app.BodyLimit = defaultBodyLimit
+	if v, ok := app.HTTP["bodyLimit"]; ok {
+		if app.BodyLimit, err = parseSize(v); err != nil {
+			return nil, fmt.Errorf("%s: http.bodyLimit: %w", src, err)
+		}
+	}
+	return app, nil
+}
+
+func port(src string, tree *omap) (int, error) {
+	v, _ := tree.get("port")
+	if v == nil {
+		return 0, nil
+	}
+	f, ok := v.(float64)
+	if !ok || f != math.Trunc(f) || f < 0 || f > 65535 {
+		return 0, fmt.Errorf("%s: port must be a whole number from 0 to 65535, not %s: %w", src, describe(v), ErrInvalid)
+	}
+	return int(f), nil
+}
+
+// defaultMigrate sets models.migrate when unset. A configured value is kept
+// as it is, even "alter" in production: refusing that is the server's job,
+// and silently rewriting it would hide the mistake.
+func defaultMigrate(src string, models map[string]any, env string) error {
+	v, ok := models["migrate"]
+	if !ok {
+		models["migrate"] = "alter"
+		if env == "production" {
+			models["migrate"] = "safe"
+		}
+		return nil
+	}
+	switch v {
+	case "safe", "alter", "drop":
+		return nil
+	}
+	return fmt.Errorf("%s: models.migrate must be safe, alter or drop, not %s: %w", src, describe(v), ErrInvalid)
+}
+
+// blueprints applies the Sails defaults, with shortcuts off in production
+// (decisions.md). Types were checked by the schema.
+func blueprints(m map[string]any, env string) Blueprints {
+	b := Blueprints{Rest: true, Shortcuts: env != "production", AutoWatch: true}
+	flags := map[string]*bool{
+		"actions": &b.Actions, "rest": &b.Rest, "shortcuts": &b.Shortcuts,
+		"pluralize": &b.Pluralize, "autoWatch": &b.AutoWatch, "mirror": &b.Mirror,
+	}
+	for k, p := range flags {
+		if v, ok := m[k].(bool); ok {
+			*p = v
+		}
+	}
+	b.Prefix = routePrefix(m["prefix"])
+	b.RestPrefix = routePrefix(m["restPrefix"])
+	return b
+}
+
+func routePrefix(v any) string {
+	s, _ := v.(string)
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return ""
+	}
+	if !strings.HasPrefix(s, "/") {
+		s = "/" + s
+	}
+	return strings.TrimRight(s, "/")
+}
+
+// adapterName translates Sails adapter packages to Skiff adapter names.
+func adapterName(a string) string {
+	switch a {
+	case "sails-disk":
+		return "sqlite"
+	case "sails-postgresql":
+		return "postgres"
+	case "sails-mysql":
+		return "mysql"
+	}
+	return a
+}
+
+// adapterFromURL guesses the adapter of a datastore configured by URL only.
+func adapterFromURL(url string) string {
+	scheme, _, _ := strings.Cut(url, ":")
+	switch strings.ToLower(scheme) {
+	case "postgres", "postgresql":
+		return "postgres"
+	case "mysql", "mariadb":
+		return "mysql"
+	}
+	return "sqlite"
+}
+
+// datastores fills in each datastore's adapter: translated from the Sails
+// package name, else guessed from url, else sqlite.
+func datastores(m map[string]any) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	for name, v := range m {
+		ds, _ := v.(map[string]any) // the schema makes every entry a mapping
+		url, _ := ds["url"].(string)
+		if url != "" {
+			url = strings.TrimSuffix(url, "/")
+			ds["url"] = url
+		}
+		a, _ := ds["adapter"].(string)
+		switch {
+		case a != "":
+			ds["adapter"] = adapterName(a)
+		case url != "":
+			ds["adapter"] = adapterFromURL(url)
+		default:
+			ds["adapter"] = "sqlite"
+		}
+		out[name] = ds
+	}
+	if len(out) == 0 {
+		out["default"] = map[string]any{"adapter": "sqlite"}
+	}
+	return out
+}
+
+// parseSize reads a byte count: a whole number, or a string such as "512kb"
+// or "1.5mb" (units of 1024, as the bytes package Sails uses).
+func parseSize(v any) (int64, error) {
+	var n float64
+	switch x := v.(type) {
+	case float64:
+		if x != math.Trunc(x) {
+			return 0, fmt.Errorf("want a whole number of bytes, not %v: %w", x, ErrInvalid)
+		}
+		n = x
+	case string:
+		m := regexp.MustCompile(`^(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?$`).FindStringSubmatch(strings.ToLower(strings.TrimSpace(x)))
+		if m == nil {
+			return 0, fmt.Errorf("want a size such as 1048576, \"512kb\" or \"1mb\", not %q: %w", x, ErrInvalid)
+		}
+		n, _ = strconv.ParseFloat(m[1], 64)
+		n *= map[string]float64{"": 1, "b": 1, "kb": 1 << 10, "mb": 1 << 20, "gb": 1 << 30}[m[2]]
+		n = math.Floor(n)
+	default:
+		return 0, fmt.Errorf("want a size such as 1048576 or \"1mb\", not %s: %w", describe(v), ErrInvalid)
+	}
+	if n < 1 || n > math.MaxInt64/2 {
+		return 0, fmt.Errorf("size %v out of range: %w", v, ErrInvalid)
+	}
+	return int64(n), nil
+}

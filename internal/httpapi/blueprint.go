@@ -1,0 +1,59 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/skiffhq/skiff/blueprint"
+	"github.com/skiffhq/skiff/internal/params"
+	"github.com/skiffhq/skiff/model"
+)
+
+// blueprintRoute is what a route to a blueprint action needs to run it.
+type blueprintRoute struct {
+	action blueprint.Action
+	model  *model.Model
+	alias  string
+	// pathParams names the route's path parameters, read with PathValue.
+	pathParams []string
+	options    map[string]any
+	parse      blueprint.ParseOptionsFunc
+}
+
+// handleBlueprint decodes a request into a blueprint.Request, runs it and
+// encodes the result. Transport concerns stay here; the Service decides.
+func (h *handler) handleBlueprint(br blueprintRoute) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		query, err := params.ParseQuery(r.URL.RawQuery)
+		if err != nil {
+			h.errors.write(w, r, err)
+			return
+		}
+		body, err := params.ReadBody(r, h.cfg.BodyLimit)
+		if err != nil {
+			h.errors.write(w, r, err)
+			return
+		}
+		path := make(map[string]string, len(br.pathParams))
+		for _, name := range br.pathParams {
+			if v := r.PathValue(name); v != "" {
+				path[name] = v
+			}
+		}
+		req := &blueprint.Request{
+			Action:       br.action,
+			Model:        br.model,
+			Alias:        br.alias,
+			Path:         path,
+			Body:         body,
+			Query:        query,
+			HTTP:         r,
+			RouteOptions: br.options,
+		}
+		res, err := h.cfg.Service.Do(r.Context(), req, br.parse)
+		if err != nil {
+			h.errors.write(w, r, err)
+			return
+		}
+		writeJSON(w, res.Status, res.Body)
+	})
+}

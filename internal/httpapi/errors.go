@@ -1,0 +1,100 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"log/slog"
+	"net/http"
+
+	"github.com/skiffhq/skiff/model"
+)
+
+// statusFor is the one table from error kinds to HTTP statuses.
+func statusFor(k model.Kind) int {
+	switch k {
+	case model.Invalid:
+		return http.StatusBadRequest
+	case model.NotFound:
+		return http.StatusNotFound
+	case model.Conflict:
+		return http.StatusConflict
+	case model.Forbidden:
+		return http.StatusForbidden
+	case model.Unauthorized:
+		return http.StatusUnauthorized
+	case model.TooLarge:
+		return http.StatusRequestEntityTooLarge
+	}
+	return http.StatusInternalServerError
+}
+
+// errorWriter renders errors in the shapes Sails clients expect and logs
+// internal ones, once, here at the boundary.
+type errorWriter struct {
+	production bool
+	log        *slog.Logger
+}
+
+func (ew errorWriter) write(w http.ResponseWriter, r *http.Request, err error) {
+	e, ok := model.AsError(err)
+	if !ok || e.Kind == model.Internal {
+		ew.log.ErrorContext(r.Context(), "request failed", "method", r.Method, "url", r.URL.String(), "err", err)
+		writeText(w, http.StatusInternalServerError, "Internal Server Error")
+		return
+	}
+	status := statusFor(e.Kind)
+	switch {
+	case e.Kind == model.NotFound:
+		// Sails' res.notFound() answers plain text whatever it was given.
+		writeText(w, status, "Not Found")
+	case e.Kind == model.Forbidden:
+		writeText(w, status, "Forbidden")
+	case e.Code == model.CodeUnique:
+		attrs := e.Attrs
+		if attrs == nil {
+			attrs = []string{}
+		}
+		writeJSON(w, status, map[string]any{
+			"code": e.Code, "message": e.Msg, "modelIdentity": e.Model, "attrNames": attrs,
+		})
+	default:
+		code := e.Code
+		if code == "" {
+			code = defaultCode(e.Kind)
+		}
+		msg := "The server could not fulfill this request (`" + r.Method + " " + r.URL.Path +
+			"`) due to a problem with the parameters that were sent.  See the `details` for more info."
+		if !ew.production {
+			msg += "  **The following additional tip will not be shown in production**:  Tip: Check your client-side code to make sure that the request is being sent with the correct parameters."
+		}
+		writeJSON(w, status, map[string]any{"code": code, "details": e.Msg, "message": msg})
+	}
+}
+
+func writeText(w http.ResponseWriter, status int, body string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(body))
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	// Express's res.json does not escape <, > and & either.
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+// defaultCode names errors that were classified without a Waterline code.
+func defaultCode(k model.Kind) string {
+	switch k {
+	case model.TooLarge:
+		return "E_REQUEST_TOO_LARGE"
+	case model.Conflict:
+		return "E_CONFLICT"
+	case model.Unauthorized:
+		return "E_UNAUTHORIZED"
+	}
+	return "E_BAD_REQUEST"
+}

@@ -1,0 +1,272 @@
+// Package httpapi is Skiff's HTTP transport: it builds the ordered route
+// table (custom routes first, then blueprint shadow routes), decodes
+// requests for the blueprint actions and renders results and errors in the
+// shapes Sails clients expect.
+package httpapi
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/skiffhq/skiff/blueprint"
+	"github.com/skiffhq/skiff/internal/router"
+	"github.com/skiffhq/skiff/model"
+)
+
+// Blueprints holds the blueprint route settings (sails.config.blueprints).
+type Blueprints struct {
+	Actions, Rest, Shortcuts, Pluralize bool
+	Prefix, RestPrefix                  string
+}
+
+// Route is a custom route, bound before every blueprint route. Exactly one
+// target is set: Action (an action identity such as "user/find"), Handler,
+// Redirect or Response (a default response name such as "notFound").
+type Route struct {
+	Method, Path string
+	Action       string
+	Handler      http.Handler
+	Redirect     string
+	Response     string
+	// Options are Sails route options (alias, skipAssets, csrf, cors, ...).
+	Options map[string]any
+	// ParseOptions overrides parseBlueprintOptions for this route.
+	ParseOptions blueprint.ParseOptionsFunc
+}
+
+// Config is everything NewHandler wires together.
+type Config struct {
+	Production bool
+	Models     []*model.Model
+	Service    *blueprint.Service
+	Blueprints Blueprints
+	Routes     []Route
+	// Actions are Go handlers by action identity ("user/hello").
+	Actions   map[string]http.Handler
+	BodyLimit int64
+	Logger    *slog.Logger
+}
+
+type handler struct {
+	cfg    Config
+	errors errorWriter
+	router *router.Router
+	models map[string]*model.Model
+}
+
+// NewHandler builds the HTTP handler of an app. It fails when a route is
+// malformed or targets an action that does not exist.
+func NewHandler(cfg Config) (http.Handler, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.BodyLimit <= 0 {
+		cfg.BodyLimit = 1 << 20
+	}
+	h := &handler{cfg: cfg, errors: errorWriter{production: cfg.Production, log: cfg.Logger}, models: map[string]*model.Model{}}
+	for _, m := range cfg.Models {
+		h.models[m.Identity] = m
+	}
+	h.router = router.New(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeText(w, http.StatusNotFound, "Not Found")
+	}))
+	for _, rt := range cfg.Routes {
+		if err := h.addCustom(rt); err != nil {
+			return nil, fmt.Errorf("route %q: %w", strings.TrimSpace(rt.Method+" "+rt.Path), err)
+		}
+	}
+	if err := h.addShadowRoutes(); err != nil {
+		return nil, err
+	}
+	return h.router, nil
+}
+
+var pathParamRx = regexp.MustCompile(`:([A-Za-z0-9_]+)\??`)
+
+func pathParams(path string) []string {
+	var names []string
+	for _, m := range pathParamRx.FindAllStringSubmatch(path, -1) {
+		names = append(names, m[1])
+	}
+	return names
+}
+
+// blueprintActions maps lower-cased action names to blueprint actions.
+var blueprintActions = map[string]blueprint.Action{
+	"find": blueprint.Find, "findone": blueprint.FindOne, "create": blueprint.Create,
+	"update": blueprint.Update, "destroy": blueprint.Destroy, "populate": blueprint.Populate,
+}
+
+func (h *handler) addCustom(rt Route) error {
+	var target http.Handler
+	switch {
+	case rt.Handler != nil:
+		target = rt.Handler
+	case rt.Redirect != "":
+		to := rt.Redirect
+		target = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, to, http.StatusFound)
+		})
+	case rt.Response != "":
+		resp, err := defaultResponse(rt.Response)
+		if err != nil {
+			return err
+		}
+		target = resp
+	case rt.Action != "":
+		t, err := h.actionTarget(rt)
+		if err != nil {
+			return err
+		}
+		target = t
+	default:
+		return fmt.Errorf("no target: give an action, a handler, a redirect or a response")
+	}
+	skip := router.DefaultSkipAssets(rt.Method, rt.Path)
+	if v, ok := rt.Options["skipAssets"].(bool); ok {
+		skip = v
+	}
+	return h.router.Add(router.Route{Method: rt.Method, Path: rt.Path, Handler: target, SkipAssets: skip, Options: rt.Options})
+}
+
+// actionTarget resolves an action identity: a Go action first (it overrides
+// a blueprint action of the same identity, as in Sails), then a blueprint.
+func (h *handler) actionTarget(rt Route) (http.Handler, error) {
+	id := strings.ToLower(rt.Action)
+	if a, ok := h.cfg.Actions[id]; ok {
+		return a, nil
+	}
+	for name, a := range h.cfg.Actions {
+		if strings.ToLower(name) == id {
+			return a, nil
+		}
+	}
+	identity, action, ok := strings.Cut(id, "/")
+	m := h.models[identity]
+	bp, isBlueprint := blueprintActions[action]
+	if !ok || m == nil || !isBlueprint {
+		return nil, fmt.Errorf("unknown action %q", rt.Action)
+	}
+	alias, _ := rt.Options["alias"].(string)
+	if bp == blueprint.Populate {
+		if a := m.Attr(alias); a == nil || !a.IsAssociation() {
+			return nil, fmt.Errorf("action %q needs the route option alias naming an association of %s", rt.Action, identity)
+		}
+	}
+	return h.handleBlueprint(blueprintRoute{
+		action: bp, model: m, alias: alias, pathParams: pathParams(rt.Path), options: rt.Options, parse: rt.ParseOptions,
+	}), nil
+}
+
+func (h *handler) addShadowRoutes() error {
+	bp := h.cfg.Blueprints
+	models := slices.Clone(h.cfg.Models)
+	slices.SortFunc(models, func(a, b *model.Model) int { return strings.Compare(a.Identity, b.Identity) })
+	add := func(method, path string, action blueprint.Action, m *model.Model, alias string) error {
+		hd := h.handleBlueprint(blueprintRoute{action: action, model: m, alias: alias, pathParams: pathParams(path)})
+		return h.router.Add(router.Route{Method: method, Path: path, Handler: hd})
+	}
+	for _, m := range models {
+		name := m.Identity
+		if bp.Pluralize {
+			name = Pluralize(name)
+		}
+		b := bp.Prefix + "/" + name
+		br := bp.Prefix + bp.RestPrefix + "/" + name
+		var routes []func() error
+		if bp.Shortcuts {
+			routes = append(routes,
+				func() error { return add("GET", b+"/find", blueprint.Find, m, "") },
+				func() error { return add("GET", b+"/find/:id", blueprint.FindOne, m, "") },
+				func() error { return add("GET", b+"/create", blueprint.Create, m, "") },
+				func() error { return add("GET", b+"/update/:id", blueprint.Update, m, "") },
+				func() error { return add("GET", b+"/destroy/:id", blueprint.Destroy, m, "") },
+			)
+			if !bp.Rest {
+				for _, a := range associations(m) {
+					routes = append(routes, func() error { return add("GET", b+"/:parentid/"+a, blueprint.Populate, m, a) })
+				}
+			}
+		}
+		if bp.Rest {
+			routes = append(routes,
+				func() error { return add("GET", br, blueprint.Find, m, "") },
+				func() error { return add("GET", br+"/:id", blueprint.FindOne, m, "") },
+				func() error { return add("POST", br, blueprint.Create, m, "") },
+				func() error { return add("PATCH", br+"/:id", blueprint.Update, m, "") },
+				func() error { return add("DELETE", br+"/:id?", blueprint.Destroy, m, "") },
+				func() error { return add("PUT", br+"/:id", blueprint.Update, m, "") },
+			)
+			for _, a := range associations(m) {
+				routes = append(routes, func() error { return add("GET", br+"/:parentid/"+a, blueprint.Populate, m, a) })
+			}
+		}
+		for _, r := range routes {
+			if err := r(); err != nil {
+				return fmt.Errorf("blueprint routes of %s: %w", m.Identity, err)
+			}
+		}
+	}
+	if bp.Actions {
+		ids := make([]string, 0, len(h.cfg.Actions))
+		for id := range h.cfg.Actions {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		for _, id := range ids {
+			path := bp.Prefix + "/" + id
+			if err := h.router.Add(router.Route{Path: path, Handler: h.cfg.Actions[id]}); err != nil {
+				return fmt.Errorf("action route %s: %w", path, err)
+			}
+			if id == "index" || strings.HasSuffix(id, "/index") {
+				// Sails binds index actions at their folder too, without the prefix.
+				idx := "/" + strings.TrimSuffix(strings.TrimSuffix(id, "index"), "/")
+				if err := h.router.Add(router.Route{Path: idx, Handler: h.cfg.Actions[id]}); err != nil {
+					return fmt.Errorf("action route %s: %w", idx, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func associations(m *model.Model) []string {
+	var out []string
+	for _, name := range m.Order {
+		if m.Attributes[name].IsAssociation() {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func defaultResponse(name string) (http.Handler, error) {
+	status := map[string]int{
+		"ok": http.StatusOK, "notFound": http.StatusNotFound, "forbidden": http.StatusForbidden,
+		"badRequest": http.StatusBadRequest, "serverError": http.StatusInternalServerError,
+	}[name]
+	if status == 0 {
+		return nil, fmt.Errorf("unknown response %q (ok, badRequest, forbidden, notFound, serverError)", name)
+	}
+	text := map[int]string{200: "OK", 400: "Bad Request", 403: "Forbidden", 404: "Not Found", 500: "Internal Server Error"}[status]
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { writeText(w, status, text) }), nil
+}
+
+// Pluralize returns the English plural of a model identity, covering the
+// regular rules of the npm pluralize package Sails uses.
+func Pluralize(s string) string {
+	switch {
+	case strings.HasSuffix(s, "quiz"):
+		return s + "zes"
+	case strings.HasSuffix(s, "s"), strings.HasSuffix(s, "x"), strings.HasSuffix(s, "z"),
+		strings.HasSuffix(s, "ch"), strings.HasSuffix(s, "sh"):
+		return s + "es"
+	case strings.HasSuffix(s, "y") && len(s) > 1 && !strings.ContainsRune("aeiou", rune(s[len(s)-2])):
+		return s[:len(s)-1] + "ies"
+	}
+	return s + "s"
+}

@@ -1,0 +1,211 @@
+package socketio
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"sync"
+
+	"github.com/coder/websocket"
+)
+
+// Server is a WebSocket-only Engine.IO/Socket.IO endpoint. Mount it at
+// "/socket.io/" (the client's path plus a trailing slash). All methods are
+// safe for concurrent use.
+type Server struct {
+	opts Options
+
+	mu      sync.RWMutex
+	sockets map[string]*Socket
+	closed  bool
+	wg      sync.WaitGroup // one per socket reader (ServeHTTP) and writer
+}
+
+// NewServer returns a Server; zero Options fields take the Default values.
+func NewServer(o Options) *Server {
+	return &Server{opts: o.withDefaults(), sockets: make(map[string]*Socket)}
+}
+
+// handshakeError is an engine.io HTTP error body.
+type handshakeError struct {
+	status  int
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
+// Engine.IO handshake error codes (engine.io Server.errors).
+const (
+	codeUnknownTransport   = 0
+	codeUnknownSID         = 1
+	codeBadHandshakeMethod = 2
+	codeBadRequest         = 3
+	codeForbidden          = 4
+	codeUnsupportedVersion = 5
+)
+
+// MessagePollingRefused is the message of the HTTP 400 answering a polling
+// handshake.
+const MessagePollingRefused = "Bad request: only the websocket transport is supported"
+
+// ServeHTTP handles a handshake: a GET with EIO=3 or EIO=4 and
+// transport=websocket is upgraded, its reader and writer goroutines are
+// started, and ServeHTTP returns (the net/http goroutine and its large stack
+// are released). Refusals are
+// JSON bodies {"code":n,"message":"..."} as engine.io sends them: polling
+// (400, code 3), unknown transport (400, code 0), a sid (400, code 1: no
+// session can be resumed), a method other than GET (400, code 2), a missing
+// or unsupported EIO (400, code 5), Options.Allow refusing (403, code 4), and
+// a closed Server (503, code 3).
+func (srv *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	eio, herr := srv.checkHandshake(r)
+	if herr != nil {
+		writeHandshakeError(w, herr)
+		return
+	}
+	srv.mu.Lock()
+	if srv.closed {
+		srv.mu.Unlock()
+		writeHandshakeError(w, &handshakeError{status: http.StatusServiceUnavailable, Code: codeBadRequest, Message: "Server is shutting down"})
+		return
+	}
+	srv.wg.Add(1) // for the reader, or until the upgrade fails
+	srv.mu.Unlock()
+
+	conn, err := websocket.Accept(withSmallBuffers(w), r, &websocket.AcceptOptions{
+		// Origin policy belongs to Options.Allow (the caller's configuration).
+		InsecureSkipVerify: true,
+		CompressionMode:    websocket.CompressionDisabled,
+	})
+	if err != nil {
+		srv.wg.Done()
+		srv.opts.Logger.Debug("socket.io websocket upgrade", "remote", r.RemoteAddr, "err", err)
+		return // Accept has answered the request
+	}
+	conn.SetReadLimit(srv.opts.MaxMessageBytes)
+
+	s := newSocket(srv, conn, r, eio)
+	if !srv.register(s) {
+		srv.wg.Done()
+		conn.Close(websocket.StatusGoingAway, "server shutting down")
+		return
+	}
+	srv.wg.Go(s.writeLoop)
+	go func() { // counted by the Add above
+		defer srv.wg.Done()
+		s.start()
+		s.readLoop()
+		s.finish()
+	}()
+}
+
+func (srv *Server) checkHandshake(r *http.Request) (int, *handshakeError) {
+	if r.Method != http.MethodGet {
+		return 0, &handshakeError{status: http.StatusBadRequest, Code: codeBadHandshakeMethod, Message: "Bad handshake method"}
+	}
+	q := r.URL.Query()
+	var eio int
+	switch q.Get("EIO") {
+	case "3":
+		eio = 3
+	case "4":
+		eio = 4
+	default:
+		return 0, &handshakeError{status: http.StatusBadRequest, Code: codeUnsupportedVersion, Message: "Unsupported protocol version"}
+	}
+	switch q.Get("transport") {
+	case "websocket":
+	case "polling":
+		return 0, &handshakeError{status: http.StatusBadRequest, Code: codeBadRequest, Message: MessagePollingRefused}
+	default:
+		return 0, &handshakeError{status: http.StatusBadRequest, Code: codeUnknownTransport, Message: "Transport unknown"}
+	}
+	if q.Get("sid") != "" {
+		return 0, &handshakeError{status: http.StatusBadRequest, Code: codeUnknownSID, Message: "Session ID unknown"}
+	}
+	if srv.opts.Allow != nil {
+		if err := srv.opts.Allow(r); err != nil {
+			return 0, &handshakeError{status: http.StatusForbidden, Code: codeForbidden, Message: err.Error()}
+		}
+	}
+	return eio, nil
+}
+
+func writeHandshakeError(w http.ResponseWriter, e *handshakeError) {
+	b, _ := json.Marshal(e) // an int and a string
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(e.status)
+	w.Write(b)
+}
+
+func (srv *Server) register(s *Socket) bool {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if srv.closed {
+		return false
+	}
+	srv.sockets[s.id] = s
+	return true
+}
+
+func (srv *Server) unregister(s *Socket) {
+	srv.mu.Lock()
+	delete(srv.sockets, s.id)
+	srv.mu.Unlock()
+}
+
+// Socket returns the open socket with that id, or nil.
+func (srv *Server) Socket(id string) *Socket {
+	srv.mu.RLock()
+	defer srv.mu.RUnlock()
+	return srv.sockets[id]
+}
+
+// Count returns the number of open sockets, including EIO=4 sockets that
+// have not yet joined the default namespace.
+func (srv *Server) Count() int {
+	srv.mu.RLock()
+	defer srv.mu.RUnlock()
+	return len(srv.sockets)
+}
+
+// Close refuses new handshakes (503), closes every socket with a WebSocket
+// close frame (1001 going away, after flushing what is queued; no Socket.IO
+// DISCONNECT, so clients may reconnect elsewhere; OnDisconnect gets
+// ReasonServerShutdown) and waits for all socket goroutines to return. When
+// ctx ends first, the remaining connections are dropped without a close
+// handshake, Close still waits for the goroutines (which then return
+// promptly unless an Options callback blocks) and returns ctx.Err(). A
+// second call returns ErrServerClosed.
+func (srv *Server) Close(ctx context.Context) error {
+	srv.mu.Lock()
+	if srv.closed {
+		srv.mu.Unlock()
+		return ErrServerClosed
+	}
+	srv.closed = true
+	all := make([]*Socket, 0, len(srv.sockets))
+	for _, s := range srv.sockets {
+		all = append(all, s)
+	}
+	srv.mu.Unlock()
+
+	for _, s := range all {
+		s.closeWith(ReasonServerShutdown, closeFrame, websocket.StatusGoingAway)
+	}
+	done := make(chan struct{})
+	go func() {
+		srv.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+	}
+	for _, s := range all {
+		s.conn.CloseNow()
+	}
+	<-done
+	return ctx.Err()
+}

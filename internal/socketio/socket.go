@@ -1,0 +1,261 @@
+package socketio
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// closeMode says how the writer ends the connection once a close is decided.
+type closeMode uint8
+
+const (
+	closeGraceful closeMode = iota // flush, Socket.IO DISCONNECT, close handshake
+	closeFrame                     // flush, close handshake
+	closeAbort                     // drop the TCP connection now
+)
+
+// Socket is one client connection on the default namespace. Its methods are
+// safe for concurrent use; sending never blocks.
+type Socket struct {
+	srv  *Server
+	id   string
+	req  *http.Request
+	eio  int
+	conn *websocket.Conn
+
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	// Outgoing queue, drained in batches by the writer goroutine.
+	mu      sync.Mutex
+	queue   []*Packet
+	closing bool // under mu: no more sends accepted
+	wake    chan struct{}
+
+	closeOnce  sync.Once
+	quit       chan struct{} // closed when a close is decided
+	reason     string        // set before quit is closed
+	mode       closeMode
+	code       websocket.StatusCode
+	writerDone chan struct{}
+
+	connected atomic.Bool // joined "/" (OnConnect was called)
+	auth      json.RawMessage
+
+	// Heartbeat: one runtime timer, no goroutine while idle.
+	hbMu      sync.Mutex
+	hbTimer   *time.Timer
+	hbWaiting bool // EIO=4: a ping is out, no pong yet
+}
+
+func newSocket(srv *Server, conn *websocket.Conn, r *http.Request, eio int) *Socket {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	return &Socket{
+		srv:        srv,
+		id:         newID(),
+		req:        r,
+		eio:        eio,
+		conn:       conn,
+		ctx:        ctx,
+		cancel:     cancel,
+		wake:       make(chan struct{}, 1),
+		quit:       make(chan struct{}),
+		writerDone: make(chan struct{}),
+	}
+}
+
+// ID returns the socket id: 20 URL-safe base64 characters, also sent as the
+// Engine.IO sid and (EIO=4) the Socket.IO sid.
+func (s *Socket) ID() string { return s.id }
+
+// Request returns the handshake request (headers, cookies, query,
+// RemoteAddr). Its body is gone and it must not be modified.
+func (s *Socket) Request() *http.Request { return s.req }
+
+// Protocol returns the Engine.IO protocol version: 3 or 4.
+func (s *Socket) Protocol() int { return s.eio }
+
+// Auth returns the payload of the EIO=4 client's CONNECT packet (the
+// socket.io-client `auth` option), or nil. It is set before OnConnect runs
+// and never changes afterwards.
+func (s *Socket) Auth() json.RawMessage { return s.auth }
+
+// Context returns a context cancelled as soon as the socket starts closing.
+// It carries the values of the handshake request's context.
+func (s *Socket) Context() context.Context { return s.ctx }
+
+// Emit JSON-encodes an event on the default namespace and queues it. It
+// never blocks; it returns ErrClosed, ErrQueueFull (the socket is then
+// disconnected) or the wrapped json.Marshal error.
+func (s *Socket) Emit(event string, args ...any) error {
+	p, err := EncodeEvent(event, args...)
+	if err != nil {
+		return err
+	}
+	return s.Send(p)
+}
+
+// EmitRaw queues an event whose single argument is payload, which must be
+// valid JSON (else an error wrapping ErrMalformed). It never blocks. To send
+// the same event to many sockets, encode it once with EncodeEventRaw and call
+// Send on each.
+func (s *Socket) EmitRaw(event string, payload json.RawMessage) error {
+	p, err := EncodeEventRaw(event, payload)
+	if err != nil {
+		return err
+	}
+	return s.Send(p)
+}
+
+// Send queues a pre-encoded packet; the same *Packet may be sent to any
+// number of sockets of either protocol version. It never blocks. When the
+// queue holds Options.SendQueue packets the socket is disconnected with
+// ReasonQueueFull and Send returns ErrQueueFull; a closing socket returns
+// ErrClosed.
+func (s *Socket) Send(p *Packet) error {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return ErrClosed
+	}
+	if len(s.queue) >= s.srv.opts.SendQueue {
+		s.mu.Unlock()
+		s.closeWith(ReasonQueueFull, closeAbort, 0)
+		return ErrQueueFull
+	}
+	s.queue = append(s.queue, p)
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+func (s *Socket) sendFrame(b []byte) error { return s.Send(&Packet{frame: b}) }
+
+// Disconnect flushes what is queued, sends the Socket.IO DISCONNECT packet
+// ("41", the client reports "io server disconnect" and does not reconnect)
+// and closes the connection. OnDisconnect gets ReasonServerDisconnect. It
+// returns ErrClosed if the socket was already closing.
+func (s *Socket) Disconnect() error {
+	if !s.closeWith(ReasonServerDisconnect, closeGraceful, websocket.StatusNormalClosure) {
+		return ErrClosed
+	}
+	return nil
+}
+
+// closeWith decides the socket's end; the first decision wins (its reason is
+// reported), but an abort always drops the connection at once, which also
+// unblocks a writer stuck on a peer that stopped reading. It reports whether
+// this call made the decision.
+func (s *Socket) closeWith(reason string, mode closeMode, code websocket.StatusCode) bool {
+	first := false
+	s.closeOnce.Do(func() {
+		first = true
+		s.mu.Lock()
+		s.closing = true
+		s.mu.Unlock()
+		s.reason, s.mode, s.code = reason, mode, code
+		close(s.quit)
+		s.cancel()
+	})
+	if mode == closeAbort {
+		s.conn.CloseNow()
+	}
+	return first
+}
+
+// start sends the open packet and, for EIO=3, the implicit connection to
+// "/", and arms the heartbeat.
+func (s *Socket) start() {
+	o := &s.srv.opts
+	s.sendFrame(openFrame(s.eio, s.id, o))
+	s.hbMu.Lock() // the timer's function may run before AfterFunc returns
+	if s.eio == 3 {
+		s.hbTimer = time.AfterFunc(o.PingInterval+o.PingTimeout, func() {
+			s.closeWith(ReasonPingTimeout, closeAbort, 0)
+		})
+	} else {
+		s.hbTimer = time.AfterFunc(o.PingInterval, s.heartbeat)
+	}
+	s.hbMu.Unlock()
+	if s.eio == 3 {
+		s.join(nil)
+	}
+}
+
+// join connects the socket to the default namespace.
+func (s *Socket) join(auth json.RawMessage) {
+	s.auth = auth
+	s.sendFrame(connectFrame(s.eio, s.id))
+	s.connected.Store(true)
+	if f := s.srv.opts.OnConnect; f != nil {
+		f(s)
+	}
+}
+
+// heartbeat runs on the EIO=4 timer: it pings, or closes the socket when the
+// previous ping went unanswered. A client that has not joined "/" by the
+// first ping is dropped, as socket.io's connectTimeout does.
+func (s *Socket) heartbeat() {
+	o := &s.srv.opts
+	s.hbMu.Lock()
+	if s.hbWaiting {
+		s.hbMu.Unlock()
+		s.closeWith(ReasonPingTimeout, closeAbort, 0)
+		return
+	}
+	if !s.connected.Load() {
+		s.hbMu.Unlock()
+		s.closeWith(ReasonTransportClose, closeFrame, websocket.StatusPolicyViolation)
+		return
+	}
+	s.hbWaiting = true
+	s.hbTimer.Reset(o.PingTimeout)
+	s.hbMu.Unlock()
+	s.sendFrame([]byte(framePing))
+}
+
+// alive records client activity: a pong (EIO=4) schedules the next ping;
+// any packet (EIO=3, like engine.io 3) postpones the timeout.
+func (s *Socket) alive(t EngineType) {
+	o := &s.srv.opts
+	if s.eio == 3 {
+		s.hbTimer.Reset(o.PingInterval + o.PingTimeout)
+		return
+	}
+	if t != EnginePong {
+		return
+	}
+	s.hbMu.Lock()
+	if s.hbWaiting {
+		s.hbWaiting = false
+		s.hbTimer.Reset(o.PingInterval)
+	}
+	s.hbMu.Unlock()
+}
+
+// finish runs on the reader goroutine after the read loop ended.
+func (s *Socket) finish() {
+	<-s.writerDone
+	s.hbTimer.Stop()
+	s.srv.unregister(s)
+	if s.connected.Load() {
+		if f := s.srv.opts.OnDisconnect; f != nil {
+			f(s, s.reason)
+		}
+	}
+}
+
+// atomicFlag is set once.
+type atomicFlag struct{ v atomic.Bool }
+
+// set reports whether this call set the flag.
+func (f *atomicFlag) set() bool { return f.v.CompareAndSwap(false, true) }

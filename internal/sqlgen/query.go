@@ -1,0 +1,323 @@
+package sqlgen
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/skiffhq/skiff/criteria"
+	"github.com/skiffhq/skiff/datastore"
+)
+
+// Stmt is one compiled statement: SQL text, its parameters in order, and
+// the columns its result rows hold (nil when it returns no rows).
+type Stmt struct {
+	SQL     string
+	Args    []any
+	Columns []*datastore.Column
+}
+
+// ErrNoValues is returned by Update when there is nothing to set.
+var ErrNoValues = errors.New("sqlgen: update without values")
+
+// rowNumber names the window column; the prefix keeps it apart from any
+// model attribute.
+const rowNumber = "__skiff_rn"
+
+func newBuilder(d *Dialect, t *datastore.Table) (*builder, error) {
+	if t == nil {
+		return nil, errors.New("sqlgen: query without table")
+	}
+	return &builder{d: d, t: t}, nil
+}
+
+// Select compiles q into a SELECT returning q.Select (or every column of
+// q.Table) ordered by q.Sort then the primary key, with Skip and Limit
+// applied over the whole result or, when q.PartitionBy is set, within each
+// partition through ROW_NUMBER().
+func Select(d *Dialect, q *datastore.Query) (Stmt, error) {
+	b, err := newBuilder(d, q.Table)
+	if err != nil {
+		return Stmt{}, err
+	}
+	if q.Limit < 0 || q.Skip < 0 {
+		return Stmt{}, fmt.Errorf("select %s: negative limit or skip", q.Table.Name)
+	}
+	cols, err := b.columns(q.Select)
+	if err != nil {
+		return Stmt{}, err
+	}
+	windowed := q.PartitionBy != "" && (q.Skip > 0 || q.Limit < criteria.Unlimited)
+	b.str("SELECT ")
+	b.columnList(cols)
+	b.str(" FROM ")
+	if windowed {
+		if _, err := b.column(q.PartitionBy); err != nil {
+			return Stmt{}, err
+		}
+		b.str("(SELECT ")
+		b.columnList(b.allColumns())
+		b.str(", ROW_NUMBER() OVER (PARTITION BY ")
+		b.ident(q.PartitionBy)
+		b.str(" ")
+		if err := b.orderBy(q.Sort); err != nil {
+			return Stmt{}, err
+		}
+		b.str(") AS ")
+		b.ident(rowNumber)
+		b.str(" FROM ")
+		b.ident(q.Table.Name)
+		if err := b.whereClause(q.Where); err != nil {
+			return Stmt{}, err
+		}
+		b.str(") AS ")
+		b.ident("__skiff_p")
+		b.str(" WHERE ")
+		b.ident(rowNumber)
+		b.str(" > ")
+		b.param(q.Skip)
+		if q.Limit < criteria.Unlimited {
+			b.str(" AND ")
+			b.ident(rowNumber)
+			b.str(" <= ")
+			b.param(q.Skip + q.Limit)
+		}
+		b.str(" ")
+		if err := b.orderBy(q.Sort); err != nil {
+			return Stmt{}, err
+		}
+		return b.stmt(cols), nil
+	}
+	b.ident(q.Table.Name)
+	if err := b.whereClause(q.Where); err != nil {
+		return Stmt{}, err
+	}
+	b.str(" ")
+	if err := b.orderBy(q.Sort); err != nil {
+		return Stmt{}, err
+	}
+	switch {
+	case q.Limit < criteria.Unlimited:
+		b.str(" LIMIT ")
+		b.param(q.Limit)
+	case q.Skip > 0 && d.OffsetOnlyLimit != "":
+		b.str(" LIMIT " + d.OffsetOnlyLimit)
+	}
+	if q.Skip > 0 {
+		b.str(" OFFSET ")
+		b.param(q.Skip)
+	}
+	return b.stmt(cols), nil
+}
+
+// Count compiles a COUNT(*) of the rows matching q.Where.
+func Count(d *Dialect, q *datastore.Query) (Stmt, error) {
+	b, err := newBuilder(d, q.Table)
+	if err != nil {
+		return Stmt{}, err
+	}
+	b.str("SELECT COUNT(*) FROM ")
+	b.ident(q.Table.Name)
+	if err := b.whereClause(q.Where); err != nil {
+		return Stmt{}, err
+	}
+	return b.stmt(nil), nil
+}
+
+// Insert compiles the insertion of one record, returning the stored row
+// when the dialect supports RETURNING. Columns absent from rec are left to
+// their defaults (so an auto-increment key is generated).
+func Insert(d *Dialect, t *datastore.Table, rec datastore.Record) (Stmt, error) {
+	b, err := newBuilder(d, t)
+	if err != nil {
+		return Stmt{}, err
+	}
+	cols, vals, err := b.values(rec)
+	if err != nil {
+		return Stmt{}, err
+	}
+	b.str("INSERT INTO ")
+	b.ident(t.Name)
+	if len(cols) == 0 {
+		b.str(" DEFAULT VALUES")
+	} else {
+		b.str(" (")
+		b.columnList(cols)
+		b.str(") VALUES (")
+		for i, v := range vals {
+			if i > 0 {
+				b.str(", ")
+			}
+			b.param(v)
+		}
+		b.str(")")
+	}
+	return b.returning(true), nil
+}
+
+// Update compiles an UPDATE of the rows matching q.Where, returning them
+// when q.Fetch is set and the dialect supports RETURNING. It returns
+// ErrNoValues when values is empty.
+func Update(d *Dialect, q *datastore.Query, values datastore.Record) (Stmt, error) {
+	b, err := newBuilder(d, q.Table)
+	if err != nil {
+		return Stmt{}, err
+	}
+	cols, vals, err := b.values(values)
+	if err != nil {
+		return Stmt{}, err
+	}
+	if len(cols) == 0 {
+		return Stmt{}, ErrNoValues
+	}
+	b.str("UPDATE ")
+	b.ident(q.Table.Name)
+	b.str(" SET ")
+	for i, c := range cols {
+		if i > 0 {
+			b.str(", ")
+		}
+		b.ident(c.Name)
+		b.str(" = ")
+		b.param(vals[i])
+	}
+	if err := b.whereClause(q.Where); err != nil {
+		return Stmt{}, err
+	}
+	return b.returning(q.Fetch), nil
+}
+
+// Delete compiles a DELETE of the rows matching q.Where, returning them
+// when q.Fetch is set and the dialect supports RETURNING.
+func Delete(d *Dialect, q *datastore.Query) (Stmt, error) {
+	b, err := newBuilder(d, q.Table)
+	if err != nil {
+		return Stmt{}, err
+	}
+	b.str("DELETE FROM ")
+	b.ident(q.Table.Name)
+	if err := b.whereClause(q.Where); err != nil {
+		return Stmt{}, err
+	}
+	return b.returning(q.Fetch), nil
+}
+
+func (b *builder) stmt(cols []*datastore.Column) Stmt {
+	return Stmt{SQL: b.sb.String(), Args: b.args, Columns: cols}
+}
+
+func (b *builder) returning(want bool) Stmt {
+	if !want || !b.d.Returning {
+		return b.stmt(nil)
+	}
+	cols := b.allColumns()
+	b.str(" RETURNING ")
+	b.columnList(cols)
+	return b.stmt(cols)
+}
+
+func (b *builder) whereClause(e criteria.Expr) error {
+	if e == nil {
+		return nil
+	}
+	b.str(" WHERE ")
+	return b.where(e)
+}
+
+func (b *builder) allColumns() []*datastore.Column {
+	cols := make([]*datastore.Column, len(b.t.Columns))
+	for i := range b.t.Columns {
+		cols[i] = &b.t.Columns[i]
+	}
+	return cols
+}
+
+func (b *builder) columns(names []string) ([]*datastore.Column, error) {
+	if names == nil {
+		return b.allColumns(), nil
+	}
+	cols := make([]*datastore.Column, 0, len(names))
+	for _, n := range names {
+		c, err := b.column(n)
+		if err != nil {
+			return nil, err
+		}
+		cols = append(cols, c)
+	}
+	return cols, nil
+}
+
+func (b *builder) columnList(cols []*datastore.Column) {
+	for i, c := range cols {
+		if i > 0 {
+			b.str(", ")
+		}
+		b.ident(c.Name)
+	}
+}
+
+// values lists rec's columns in table order with their encoded values.
+func (b *builder) values(rec datastore.Record) ([]*datastore.Column, []any, error) {
+	for name := range rec {
+		if b.t.Column(name) == nil {
+			return nil, nil, fmt.Errorf("table %s has no column %q", b.t.Name, name)
+		}
+	}
+	var cols []*datastore.Column
+	var vals []any
+	for i := range b.t.Columns {
+		c := &b.t.Columns[i]
+		v, ok := rec[c.Name]
+		if !ok {
+			continue
+		}
+		ev, err := Encode(c.Kind, v)
+		if err != nil {
+			return nil, nil, fmt.Errorf("column %s: %w", c.Name, err)
+		}
+		cols = append(cols, c)
+		vals = append(vals, ev)
+	}
+	return cols, vals, nil
+}
+
+// orderBy writes ORDER BY sorts, then the primary key ascending so that
+// every result order is deterministic. NULL sorts lowest on every engine.
+func (b *builder) orderBy(sorts []criteria.Sort) error {
+	b.str("ORDER BY ")
+	pk := b.t.PrimaryKey
+	seenPK := false
+	for i, s := range sorts {
+		if _, err := b.column(s.Attr); err != nil {
+			return err
+		}
+		if i > 0 {
+			b.str(", ")
+		}
+		b.ident(s.Attr)
+		isPK := s.Attr == pk
+		seenPK = seenPK || isPK
+		switch {
+		case s.Desc && b.d.NullsClause && !isPK:
+			b.str(" DESC NULLS LAST")
+		case s.Desc:
+			b.str(" DESC")
+		case b.d.NullsClause && !isPK:
+			b.str(" ASC NULLS FIRST")
+		default:
+			b.str(" ASC")
+		}
+	}
+	if seenPK || pk == "" {
+		if len(sorts) == 0 {
+			// ORDER BY needs a term; with no key, keep engine order.
+			b.str("(SELECT NULL)")
+		}
+		return nil
+	}
+	if len(sorts) > 0 {
+		b.str(", ")
+	}
+	b.ident(pk)
+	b.str(" ASC")
+	return nil
+}

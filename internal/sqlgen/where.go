@@ -1,0 +1,335 @@
+package sqlgen
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/skiffhq/skiff/criteria"
+	"github.com/skiffhq/skiff/datastore"
+)
+
+// builder accumulates SQL text and its parameters for one statement.
+type builder struct {
+	d    *Dialect
+	t    *datastore.Table
+	sb   strings.Builder
+	args []any
+}
+
+func (b *builder) str(s string)      { b.sb.WriteString(s) }
+func (b *builder) ident(name string) { b.d.writeIdent(&b.sb, name) }
+
+func (b *builder) param(v any) {
+	b.args = append(b.args, v)
+	b.sb.WriteString(b.d.placeholder(len(b.args)))
+}
+
+func (b *builder) column(name string) (*datastore.Column, error) {
+	c := b.t.Column(name)
+	if c == nil {
+		return nil, fmt.Errorf("table %s has no column %q", b.t.Name, name)
+	}
+	return c, nil
+}
+
+// where writes e as a boolean SQL expression.
+func (b *builder) where(e criteria.Expr) error {
+	switch e := e.(type) {
+	case nil:
+		b.str("TRUE")
+	case *criteria.And:
+		return b.junction(e.Exprs, " AND ", "TRUE")
+	case *criteria.Or:
+		return b.junction(e.Exprs, " OR ", "FALSE")
+	case *criteria.Cmp:
+		return b.cmp(e)
+	default:
+		return fmt.Errorf("unknown where node %T", e)
+	}
+	return nil
+}
+
+func (b *builder) junction(es []criteria.Expr, op, empty string) error {
+	switch len(es) {
+	case 0:
+		b.str(empty)
+		return nil
+	case 1:
+		return b.where(es[0])
+	}
+	b.str("(")
+	for i, e := range es {
+		if i > 0 {
+			b.str(op)
+		}
+		if err := b.where(e); err != nil {
+			return err
+		}
+	}
+	b.str(")")
+	return nil
+}
+
+func (b *builder) cmp(e *criteria.Cmp) error {
+	c, err := b.column(e.Attr)
+	if err != nil {
+		return err
+	}
+	switch e.Op {
+	case criteria.Eq, criteria.Ne:
+		return b.equality(c, e.Op == criteria.Ne, e.Value)
+	case criteria.Lt, criteria.Lte, criteria.Gt, criteria.Gte:
+		return b.order(c, e.Op, e.Value)
+	case criteria.In, criteria.Nin:
+		list, ok := e.Value.([]any)
+		if !ok {
+			return fmt.Errorf("%s on %s wants a list, got %T", e.Op, c.Name, e.Value)
+		}
+		return b.in(c, e.Op == criteria.Nin, list)
+	case criteria.Like:
+		p, ok := e.Value.(string)
+		if !ok {
+			return fmt.Errorf("like on %s wants a string pattern, got %T", c.Name, e.Value)
+		}
+		b.like(c, p)
+		return nil
+	}
+	return fmt.Errorf("unknown operator %v on %s", e.Op, c.Name)
+}
+
+// fractional reports a non-integral number compared with an Integer
+// column. Such comparisons are rewritten with integer bounds so that no
+// engine has to compare a BIGINT with a fractional parameter.
+func fractional(c *datastore.Column, v any) (float64, bool) {
+	f, ok := v.(float64)
+	return f, ok && c.Kind == datastore.Integer && f != math.Trunc(f) && !math.IsInf(f, 0) && !math.IsNaN(f)
+}
+
+func (b *builder) equality(c *datastore.Column, ne bool, v any) error {
+	if v == nil {
+		b.ident(c.Name)
+		if ne {
+			b.str(" IS NOT NULL")
+		} else {
+			b.str(" IS NULL")
+		}
+		return nil
+	}
+	if _, ok := fractional(c, v); ok {
+		if ne {
+			b.str("TRUE")
+		} else {
+			b.str("FALSE")
+		}
+		return nil
+	}
+	ev, err := Encode(c.Kind, v)
+	if err != nil {
+		return err
+	}
+	if !ne {
+		b.ident(c.Name)
+		b.str(" = ")
+		b.param(ev)
+		return nil
+	}
+	// Waterline's != matches records where the attribute is null
+	// (sails-disk does, and clients rely on it), unlike SQL's <>.
+	b.str("(")
+	b.ident(c.Name)
+	b.str(" <> ")
+	b.param(ev)
+	b.str(" OR ")
+	b.ident(c.Name)
+	b.str(" IS NULL)")
+	return nil
+}
+
+func (b *builder) order(c *datastore.Column, op criteria.Op, v any) error {
+	if v == nil {
+		return fmt.Errorf("%s on %s with null", op, c.Name)
+	}
+	if f, ok := fractional(c, v); ok {
+		switch op {
+		case criteria.Lt, criteria.Gte:
+			v = math.Ceil(f)
+		default:
+			v = math.Floor(f)
+		}
+	}
+	ev, err := Encode(c.Kind, v)
+	if err != nil {
+		return err
+	}
+	b.ident(c.Name)
+	switch op {
+	case criteria.Lt:
+		b.str(" < ")
+	case criteria.Lte:
+		b.str(" <= ")
+	case criteria.Gt:
+		b.str(" > ")
+	default:
+		b.str(" >= ")
+	}
+	b.param(ev)
+	return nil
+}
+
+// in writes [NOT] IN. A null in the list matches null values; nin, like !=,
+// matches nulls unless the list names null.
+func (b *builder) in(c *datastore.Column, not bool, list []any) error {
+	var vals []any
+	hasNil := false
+	for _, v := range list {
+		if v == nil {
+			hasNil = true
+			continue
+		}
+		if _, ok := fractional(c, v); ok {
+			continue
+		}
+		ev, err := Encode(c.Kind, v)
+		if err != nil {
+			return err
+		}
+		vals = append(vals, ev)
+	}
+	switch {
+	case len(vals) == 0 && !hasNil:
+		if not {
+			b.str("TRUE")
+		} else {
+			b.str("FALSE")
+		}
+		return nil
+	case len(vals) == 0:
+		return b.equality(c, not, nil)
+	}
+	wrap := not != hasNil // an extra "OR col IS NULL" is needed
+	if wrap {
+		b.str("(")
+	}
+	b.ident(c.Name)
+	if not {
+		b.str(" NOT IN (")
+	} else {
+		b.str(" IN (")
+	}
+	for i, v := range vals {
+		if i > 0 {
+			b.str(", ")
+		}
+		b.param(v)
+	}
+	b.str(")")
+	if wrap {
+		b.str(" OR ")
+		b.ident(c.Name)
+		b.str(" IS NULL)")
+	}
+	return nil
+}
+
+// like writes a case-sensitive pattern match. On SQLite it uses GLOB:
+// LIKE there ignores ASCII case unless PRAGMA case_sensitive_like is set on
+// every connection (a deprecated pragma, and per-connection state that a
+// pool can lose), while GLOB is case-sensitive by definition and, like
+// LIKE, can use an index on the column for a constant prefix.
+func (b *builder) like(c *datastore.Column, pattern string) {
+	toks := parseLike(pattern)
+	if b.d.Glob {
+		b.ident(c.Name)
+		b.str(" GLOB ")
+		b.param(globPattern(toks))
+		return
+	}
+	if b.d.LikeCast != "" && c.Kind != datastore.String {
+		b.str("CAST(")
+		b.ident(c.Name)
+		b.str(" AS " + b.d.LikeCast + ")")
+	} else {
+		b.ident(c.Name)
+	}
+	b.str(" LIKE ")
+	b.param(likePattern(toks))
+	b.str(" ESCAPE " + b.d.LikeEscape)
+}
+
+// likeTok is a run of literal text, or (wild) the % wildcard.
+type likeTok struct {
+	wild bool
+	lit  string
+}
+
+// parseLike reads a Waterline Like pattern: % matches any run of
+// characters, a backslash makes the next character literal (\% is a
+// percent sign), and everything else, _ included, is literal.
+func parseLike(p string) []likeTok {
+	var toks []likeTok
+	var lit strings.Builder
+	flush := func() {
+		if lit.Len() > 0 {
+			toks = append(toks, likeTok{lit: lit.String()})
+			lit.Reset()
+		}
+	}
+	for i := 0; i < len(p); i++ {
+		switch ch := p[i]; {
+		case ch == '\\' && i+1 < len(p):
+			i++
+			lit.WriteByte(p[i])
+		case ch == '%':
+			flush()
+			if n := len(toks); n == 0 || !toks[n-1].wild {
+				toks = append(toks, likeTok{wild: true})
+			}
+		default:
+			lit.WriteByte(ch)
+		}
+	}
+	flush()
+	return toks
+}
+
+func likePattern(toks []likeTok) string {
+	var sb strings.Builder
+	for _, t := range toks {
+		if t.wild {
+			sb.WriteByte('%')
+			continue
+		}
+		for i := 0; i < len(t.lit); i++ {
+			switch ch := t.lit[i]; ch {
+			case '%', '_', '\\':
+				sb.WriteByte('\\')
+				sb.WriteByte(ch)
+			default:
+				sb.WriteByte(ch)
+			}
+		}
+	}
+	return sb.String()
+}
+
+func globPattern(toks []likeTok) string {
+	var sb strings.Builder
+	for _, t := range toks {
+		if t.wild {
+			sb.WriteByte('*')
+			continue
+		}
+		for i := 0; i < len(t.lit); i++ {
+			switch ch := t.lit[i]; ch {
+			case '*', '?', '[':
+				sb.WriteByte('[')
+				sb.WriteByte(ch)
+				sb.WriteByte(']')
+			default:
+				sb.WriteByte(ch)
+			}
+		}
+	}
+	return sb.String()
+}

@@ -1,0 +1,105 @@
+package skiff
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/skiffhq/skiff/datastore"
+	"github.com/skiffhq/skiff/datastore/sqlite"
+	"github.com/skiffhq/skiff/internal/config"
+	"github.com/skiffhq/skiff/model"
+)
+
+// Adapters returns the storage engines Skiff ships, by the adapter name a
+// datastore's config gives.
+func Adapters() map[string]datastore.OpenFunc {
+	return map[string]datastore.OpenFunc{
+		"sqlite": func(ctx context.Context, c datastore.Config) (datastore.Adapter, error) {
+			db, err := sqlite.Open(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			return db, nil
+		},
+	}
+}
+
+// templateAttributes are the default attributes of a new Sails app
+// (config/models.js), used when the app's config names none.
+func templateAttributes() map[string]any {
+	return map[string]any{
+		"id":        map[string]any{"type": "number", "autoIncrement": true},
+		"createdAt": map[string]any{"type": "number", "autoCreatedAt": true},
+		"updatedAt": map[string]any{"type": "number", "autoUpdatedAt": true},
+	}
+}
+
+// LoadApp reads the app folder dir (models/, config/) for environment env,
+// with environ ("NAME=value" pairs, as os.Environ returns them) supplying
+// SKIFF_* overrides, and opens its datastores. The
+// returned Options are ready for New; the caller adds Go hooks to them.
+// On error nothing is left open.
+func LoadApp(ctx context.Context, dir, env string, environ []string) (*Options, error) {
+	if env == "" {
+		env = "development"
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("load app: %s is not an app folder (want a directory with models/ and config/)", dir)
+	}
+	cfg, err := config.Load(os.DirFS(dir), env, environ)
+	if err != nil {
+		return nil, fmt.Errorf("load app %s: %w", dir, err)
+	}
+	defaults := cfg.Models
+	if defaults == nil {
+		defaults = map[string]any{}
+	}
+	if _, ok := defaults["attributes"]; !ok {
+		defaults["attributes"] = templateAttributes()
+	}
+	opts := &Options{Env: env, BodyLimit: cfg.BodyLimit, Port: cfg.Port, Datastores: map[string]datastore.Adapter{}}
+	for _, f := range cfg.ModelFiles {
+		m, err := model.Parse(f.Identity, f.Source, f.Def, defaults)
+		if err != nil {
+			return nil, err
+		}
+		opts.Models = append(opts.Models, m)
+	}
+	bp := cfg.Blueprints
+	opts.Blueprints = &Blueprints{
+		Actions: bp.Actions, Rest: bp.Rest, Shortcuts: bp.Shortcuts, Pluralize: bp.Pluralize,
+		Prefix: bp.Prefix, RestPrefix: bp.RestPrefix, AutoWatch: bp.AutoWatch,
+	}
+	for _, r := range cfg.Routes {
+		opts.Routes = append(opts.Routes, Route{
+			Method: r.Method, Path: r.Path, Action: r.Action, Redirect: r.Redirect, Response: r.Response, Options: r.Options,
+		})
+	}
+	openers := Adapters()
+	for name, dc := range cfg.Datastores {
+		adapter, _ := dc["adapter"].(string)
+		open, ok := openers[adapter]
+		if !ok {
+			closeAll(opts.Datastores)
+			return nil, fmt.Errorf("datastore %s: unknown adapter %q (use sqlite or postgres)", name, adapter)
+		}
+		url, _ := dc["url"].(string)
+		a, err := open(ctx, datastore.Config{Name: name, Adapter: adapter, URL: url, Dir: dir, Options: dc})
+		if err != nil {
+			closeAll(opts.Datastores)
+			return nil, fmt.Errorf("open datastore %s: %w", name, err)
+		}
+		opts.Datastores[name] = a
+	}
+	return opts, nil
+}
+
+func closeAll(stores map[string]datastore.Adapter) {
+	var errs []error
+	for _, s := range stores {
+		errs = append(errs, s.Close())
+	}
+	_ = errors.Join(errs...)
+}

@@ -1,0 +1,87 @@
+package skiff
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/skiffhq/skiff/blueprint"
+	"github.com/skiffhq/skiff/datastore"
+	"github.com/skiffhq/skiff/model"
+)
+
+// Options configures an App. The zero value of each field means its
+// documented default.
+type Options struct {
+	// Env is the environment name; "production" turns on the safe defaults.
+	// Empty means "development".
+	Env string
+	// Models are the application's model definitions (see model.Parse).
+	Models []*model.Model
+	// Datastores are open adapters by datastore name; every model's
+	// datastore must be here. The App closes them when it closes.
+	Datastores map[string]datastore.Adapter
+	// Blueprints are the blueprint route settings; nil means
+	// DefaultBlueprints(Env).
+	Blueprints *Blueprints
+	// Routes are custom routes, bound in order before every blueprint route.
+	Routes []Route
+	// Actions are Go handlers by action identity ("user/hello"), the targets
+	// of custom routes and, with Blueprints.Actions, of action routes.
+	Actions map[string]http.Handler
+	// ParseBlueprintOptions replaces the built-in parseBlueprintOptions for
+	// every blueprint route; wrap blueprint.DefaultParseOptions to edit its
+	// result. Routes may override it.
+	ParseBlueprintOptions blueprint.ParseOptionsFunc
+	// BodyLimit caps request bodies in bytes (413 above it); 0 means 1 MiB.
+	BodyLimit int64
+	// Logger receives request failures and lifecycle messages; nil discards.
+	Logger *slog.Logger
+	// Port is the port the app's config asks for (0 when unset); the skiff
+	// command uses it when neither --port nor $PORT is given.
+	Port int
+}
+
+// Blueprints are the blueprint route settings (Sails' config.blueprints).
+type Blueprints struct {
+	// Actions binds an all-verb route /<identity> to each Go action.
+	Actions bool
+	// Rest binds the REST routes (GET /user, POST /user, ...).
+	Rest bool
+	// Shortcuts binds the GET shortcut routes (/user/create?name=x, ...).
+	Shortcuts bool
+	// Pluralize uses plural model names in blueprint paths.
+	Pluralize bool
+	// Prefix is put before every blueprint path; RestPrefix after it for
+	// REST routes only.
+	Prefix, RestPrefix string
+	// AutoWatch makes a socket's find watch the model.
+	AutoWatch bool
+}
+
+// DefaultBlueprints returns Sails' defaults, with shortcut routes off in
+// production since they write over GET.
+func DefaultBlueprints(env string) Blueprints {
+	return Blueprints{Rest: true, Shortcuts: env != "production", AutoWatch: true}
+}
+
+// Route is a custom route (Sails' config.routes entry). Method is an
+// upper-case verb or "" for all; Path uses Sails syntax (/user/:id,
+// /files/*, optional :id?). Exactly one target is set.
+type Route struct {
+	Method, Path string
+	// Action is an action identity: a blueprint action such as "user/find"
+	// or the identity of one of Options.Actions.
+	Action string
+	// Handler serves the route directly.
+	Handler http.Handler
+	// Redirect answers 302 to this URL.
+	Redirect string
+	// Response answers with a default response: ok, badRequest, forbidden,
+	// notFound or serverError.
+	Response string
+	// Options are Sails route options (alias, skipAssets, csrf, cors, ...).
+	Options map[string]any
+	// ParseBlueprintOptions overrides the app's parseBlueprintOptions when
+	// the route targets a blueprint action.
+	ParseBlueprintOptions blueprint.ParseOptionsFunc
+}

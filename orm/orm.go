@@ -1,0 +1,219 @@
+// Package orm gives Waterline semantics to Skiff's models over datastore
+// adapters: it normalises values, checks associated ids, maps attributes to
+// columns, runs multi-row changes in one transaction and classifies adapter
+// errors. It is what the blueprint actions and Go embedders call.
+package orm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/skiffhq/skiff/criteria"
+	"github.com/skiffhq/skiff/datastore"
+	"github.com/skiffhq/skiff/model"
+)
+
+// ORM binds a resolved schema to the adapters of its datastores. It is safe
+// for concurrent use.
+type ORM struct {
+	schema  *model.Schema
+	stores  map[string]datastore.Adapter
+	entries map[string]*entry
+	now     func() time.Time
+}
+
+// entry is everything the ORM needs about one model (user or junction).
+type entry struct {
+	model     *model.Model
+	table     *datastore.Table
+	store     string
+	adapter   datastore.Adapter
+	colToAttr map[string]string
+}
+
+// New binds schema to stores (datastore name → adapter). Every model's
+// datastore must be present.
+func New(schema *model.Schema, stores map[string]datastore.Adapter) (*ORM, error) {
+	o := &ORM{schema: schema, stores: stores, entries: map[string]*entry{}, now: time.Now}
+	all := append(append([]*model.Model{}, schema.Models()...), schema.Junctions()...)
+	for _, m := range all {
+		a, ok := stores[m.Datastore]
+		if !ok {
+			return nil, fmt.Errorf("model %s: datastore %q is not configured", m.Identity, m.Datastore)
+		}
+		t := tableFor(schema, m)
+		e := &entry{model: m, table: t, store: m.Datastore, adapter: a, colToAttr: map[string]string{}}
+		for _, name := range m.Order {
+			attr := m.Attributes[name]
+			if !attr.IsPlural() {
+				e.colToAttr[attr.ColumnName] = name
+			}
+		}
+		o.entries[m.Identity] = e
+	}
+	return o, nil
+}
+
+// Schema returns the schema the ORM was built with.
+func (o *ORM) Schema() *model.Schema { return o.schema }
+
+// Table returns the physical table of the model with the given identity, or nil.
+func (o *ORM) Table(identity string) *datastore.Table {
+	if e := o.entries[identity]; e != nil {
+		return e.table
+	}
+	return nil
+}
+
+// Migrate brings every table in line with its model, each with the model's
+// own strategy (junction tables follow the first side that is not safe).
+func (o *ORM) Migrate(ctx context.Context) error {
+	type key struct {
+		store string
+		mode  model.Migrate
+	}
+	groups := map[key][]*datastore.Table{}
+	var order []key
+	for _, m := range append(append([]*model.Model{}, o.schema.Models()...), o.schema.Junctions()...) {
+		mode := m.Migrate
+		if mode == "" {
+			mode = model.MigrateSafe
+		}
+		k := key{m.Datastore, mode}
+		if _, seen := groups[k]; !seen {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], o.entries[m.Identity].table)
+	}
+	for _, k := range order {
+		if err := o.stores[k.store].Define(ctx, groups[k], datastore.Migrate(k.mode)); err != nil {
+			return fmt.Errorf("migrate datastore %s (%s): %w", k.store, k.mode, err)
+		}
+	}
+	return nil
+}
+
+type txKey struct{ store string }
+
+// InTx runs fn in one transaction on the given datastore. ORM calls made
+// with the ctx fn receives use that transaction; nested calls join it.
+func (o *ORM) InTx(ctx context.Context, store string, fn func(ctx context.Context) error) error {
+	if ctx.Value(txKey{store}) != nil {
+		return fn(ctx)
+	}
+	a, ok := o.stores[store]
+	if !ok {
+		return fmt.Errorf("datastore %q is not configured", store)
+	}
+	return a.InTx(ctx, func(ctx context.Context, tx datastore.Adapter) error {
+		return fn(context.WithValue(ctx, txKey{store}, tx))
+	})
+}
+
+// adapter returns the adapter to use for e: the transaction in ctx, if any.
+func (o *ORM) adapter(ctx context.Context, e *entry) datastore.Adapter {
+	if tx, ok := ctx.Value(txKey{e.store}).(datastore.Adapter); ok {
+		return tx
+	}
+	return e.adapter
+}
+
+func (o *ORM) entry(m *model.Model) (*entry, error) {
+	e := o.entries[m.Identity]
+	if e == nil {
+		return nil, fmt.Errorf("unknown model %q", m.Identity)
+	}
+	return e, nil
+}
+
+// toRow maps attribute names to columns and values to the column's kind.
+func (e *entry) toRow(rec model.Record) datastore.Record {
+	row := make(datastore.Record, len(rec))
+	for name, v := range rec {
+		a := e.model.Attributes[name]
+		if a == nil || a.IsPlural() {
+			continue
+		}
+		c := e.table.Column(a.ColumnName)
+		if c != nil && c.Kind == datastore.Integer {
+			if f, ok := v.(float64); ok {
+				v = int64(f)
+			}
+		}
+		row[a.ColumnName] = v
+	}
+	return row
+}
+
+// fromRow maps a row back to attribute names.
+func (e *entry) fromRow(row datastore.Record) model.Record {
+	rec := make(model.Record, len(row))
+	for col, v := range row {
+		if name, ok := e.colToAttr[col]; ok {
+			if i, isInt := v.(int64); isInt {
+				v = float64(i)
+			}
+			rec[name] = v
+		}
+	}
+	return rec
+}
+
+func (e *entry) column(attr string) string {
+	if a := e.model.Attributes[attr]; a != nil && a.ColumnName != "" {
+		return a.ColumnName
+	}
+	return attr
+}
+
+// query turns a normalised criteria over e's attributes into a datastore query.
+func (e *entry) query(c *criteria.Criteria) *datastore.Query {
+	q := &datastore.Query{Table: e.table, Limit: c.Limit, Skip: c.Skip}
+	if q.Limit == 0 && !c.Noop {
+		q.Limit = criteria.Unlimited
+	}
+	if c.Where != nil {
+		q.Where = criteria.Rename(c.Where, e.column)
+	}
+	for _, s := range c.Sort {
+		q.Sort = append(q.Sort, criteria.Sort{Attr: e.column(s.Attr), Desc: s.Desc})
+	}
+	if len(c.Select) > 0 {
+		q.Select = []string{e.table.PrimaryKey}
+		for _, name := range c.Select {
+			if a := e.model.Attributes[name]; a != nil && !a.IsPlural() && name != e.model.PrimaryKey {
+				q.Select = append(q.Select, a.ColumnName)
+			}
+		}
+	}
+	return q
+}
+
+// pkWhere is the criteria matching one primary key value.
+func pkWhere(m *model.Model, pk any) criteria.Expr {
+	return &criteria.Cmp{Attr: m.PrimaryKey, Op: criteria.Eq, Value: pk}
+}
+
+// classify turns adapter errors whose meaning is known into model errors.
+func (e *entry) classify(err error, code string) error {
+	if u, ok := errors.AsType[*datastore.UniqueError](err); ok {
+		var attrs []string
+		for _, c := range u.Columns {
+			if name, ok := e.colToAttr[c]; ok {
+				attrs = append(attrs, name)
+			}
+		}
+		return &model.Error{
+			Kind:  model.Invalid,
+			Code:  model.CodeUnique,
+			Msg:   "Would violate uniqueness constraint-- a record already exists with conflicting value(s).",
+			Model: e.model.Identity,
+			Attrs: attrs,
+			Err:   err,
+		}
+	}
+	_ = code
+	return err
+}

@@ -1,0 +1,259 @@
+package orm
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/skiffhq/skiff/criteria"
+	"github.com/skiffhq/skiff/datastore"
+	"github.com/skiffhq/skiff/model"
+)
+
+// Create normalises in as a new record of m (Waterline's create rules),
+// checks that every associated id names an existing record, and inserts the
+// record and its collection links in one transaction. It returns the record
+// as stored, without population.
+func (o *ORM) Create(ctx context.Context, m *model.Model, in map[string]any) (model.Record, error) {
+	e, err := o.entry(m)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := m.NewRecord(in, o.now())
+	if err != nil {
+		return nil, err
+	}
+	plural := map[string][]any{}
+	for name, v := range rec {
+		if a := m.Attributes[name]; a != nil && a.IsPlural() {
+			if ids, _ := v.([]any); len(ids) > 0 {
+				plural[name] = ids
+			}
+			delete(rec, name)
+		}
+	}
+	var created model.Record
+	err = o.InTx(ctx, e.store, func(ctx context.Context) error {
+		if err := o.checkAssociated(ctx, m, rec, plural, model.CodeInvalidNewRecord); err != nil {
+			return err
+		}
+		rows, err := o.adapter(ctx, e).Create(ctx, e.table, []datastore.Record{e.toRow(rec)})
+		if err != nil {
+			return e.classify(err, model.CodeInvalidNewRecord)
+		}
+		created = e.fromRow(rows[0])
+		for _, name := range sortedKeys(plural) {
+			if err := o.link(ctx, e, m.Attributes[name], created[m.PrimaryKey], plural[name]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, wrap("create", m, err)
+	}
+	return created, nil
+}
+
+// Update normalises in as values to set on the record of m with primary key
+// pk and applies them in one transaction. It returns the record before and
+// after the change; both are nil when no record has that key. A plural
+// association in in is refused: collections change through replace.
+func (o *ORM) Update(ctx context.Context, m *model.Model, pk any, in map[string]any) (before, after model.Record, err error) {
+	e, err := o.entry(m)
+	if err != nil {
+		return nil, nil, err
+	}
+	vals, err := m.ValuesToSet(in, o.now())
+	if err != nil {
+		return nil, nil, err
+	}
+	for name := range vals {
+		a := m.Attributes[name]
+		if a != nil && a.IsPlural() {
+			return nil, nil, &model.Error{Kind: model.Invalid, Code: model.CodeInvalidValuesToSet, Attrs: []string{name},
+				Msg: fmt.Sprintf("Cannot set the collection `%s` with update: use the replace action (PUT /%s/:id/%s) instead.", name, m.Identity, name)}
+		}
+	}
+	// The path's key wins over one in the body, as in Sails.
+	delete(vals, m.PrimaryKey)
+	err = o.InTx(ctx, e.store, func(ctx context.Context) error {
+		before, err = o.FindByPK(ctx, m, pk, nil)
+		if err != nil || before == nil {
+			return err
+		}
+		if err := o.checkAssociated(ctx, m, vals, nil, model.CodeInvalidValuesToSet); err != nil {
+			return err
+		}
+		if len(vals) == 0 {
+			after = before
+			return nil
+		}
+		rows, err := o.adapter(ctx, e).Update(ctx, &datastore.Query{
+			Table: e.table, Where: criteria.Rename(pkWhere(m, pk), e.column), Limit: criteria.Unlimited, Fetch: true,
+		}, e.toRow(vals))
+		if err != nil {
+			return e.classify(err, model.CodeInvalidValuesToSet)
+		}
+		if len(rows) == 1 {
+			after = e.fromRow(rows[0])
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, wrap("update", m, err)
+	}
+	return before, after, nil
+}
+
+// Destroy deletes the record of m with primary key pk and returns it as it
+// was, or nil when there is none. With cascadeOnDestroy its collections are
+// emptied first, in the same transaction.
+func (o *ORM) Destroy(ctx context.Context, m *model.Model, pk any) (model.Record, error) {
+	e, err := o.entry(m)
+	if err != nil {
+		return nil, err
+	}
+	var gone model.Record
+	err = o.InTx(ctx, e.store, func(ctx context.Context) error {
+		gone, err = o.FindByPK(ctx, m, pk, nil)
+		if err != nil || gone == nil {
+			return err
+		}
+		if m.CascadeOnDestroy {
+			for _, name := range m.Order {
+				if a := m.Attributes[name]; a.IsPlural() {
+					if err := o.unlinkAll(ctx, a, pk); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		_, err := o.adapter(ctx, e).Destroy(ctx, &datastore.Query{
+			Table: e.table, Where: criteria.Rename(pkWhere(m, pk), e.column), Limit: criteria.Unlimited,
+		})
+		return err
+	})
+	if err != nil {
+		return nil, wrap("destroy", m, err)
+	}
+	return gone, nil
+}
+
+// checkAssociated refuses ids of records that do not exist: Sails would
+// store dangling keys, Skiff answers 400 naming the attribute.
+func (o *ORM) checkAssociated(ctx context.Context, m *model.Model, rec model.Record, plural map[string][]any, code string) error {
+	for _, name := range m.Order {
+		a := m.Attributes[name]
+		var ids []any
+		switch {
+		case a.IsSingular():
+			if v, ok := rec[name]; ok && v != nil {
+				ids = []any{v}
+			}
+		case a.IsPlural():
+			ids = plural[name]
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		target := a.Assoc.Target
+		n, err := o.Count(ctx, target, &criteria.Cmp{Attr: target.PrimaryKey, Op: criteria.In, Value: ids})
+		if err != nil {
+			return err
+		}
+		if n != int64(len(ids)) {
+			return &model.Error{Kind: model.Invalid, Code: code, Model: m.Identity, Attrs: []string{name},
+				Msg: fmt.Sprintf("Could not use specified `%s`: no %s record has the primary key %s.", name, target.Identity, describeIDs(ids))}
+		}
+	}
+	return nil
+}
+
+// link makes ids members of the collection a of the parent record.
+func (o *ORM) link(ctx context.Context, e *entry, a *model.Attribute, parent any, ids []any) error {
+	switch a.Assoc.Kind {
+	case model.HasMany:
+		te, err := o.entry(a.Assoc.Target)
+		if err != nil {
+			return err
+		}
+		_, err = o.adapter(ctx, te).Update(ctx, &datastore.Query{
+			Table: te.table, Limit: criteria.Unlimited,
+			Where: criteria.Rename(&criteria.Cmp{Attr: te.model.PrimaryKey, Op: criteria.In, Value: ids}, te.column),
+		}, te.toRow(model.Record{a.Assoc.Inverse.Name: parent}))
+		return err
+	default:
+		join := a.Assoc.Join
+		je, err := o.entry(join.Model)
+		if err != nil {
+			return err
+		}
+		rows := make([]datastore.Record, len(ids))
+		for i, id := range ids {
+			rows[i] = je.toRow(model.Record{join.ParentAttr: parent, join.ChildAttr: id})
+		}
+		_, err = o.adapter(ctx, je).Create(ctx, je.table, rows)
+		return je.classify(err, model.CodeInvalidNewRecord)
+	}
+}
+
+// unlinkAll empties the collection a of the parent record.
+func (o *ORM) unlinkAll(ctx context.Context, a *model.Attribute, parent any) error {
+	switch a.Assoc.Kind {
+	case model.HasMany:
+		te, err := o.entry(a.Assoc.Target)
+		if err != nil {
+			return err
+		}
+		via := a.Assoc.Inverse
+		_, err = o.adapter(ctx, te).Update(ctx, &datastore.Query{
+			Table: te.table, Limit: criteria.Unlimited,
+			Where: criteria.Rename(&criteria.Cmp{Attr: via.Name, Op: criteria.Eq, Value: parent}, te.column),
+		}, te.toRow(model.Record{via.Name: nil}))
+		return err
+	default:
+		join := a.Assoc.Join
+		je, err := o.entry(join.Model)
+		if err != nil {
+			return err
+		}
+		_, err = o.adapter(ctx, je).Destroy(ctx, &datastore.Query{
+			Table: je.table, Limit: criteria.Unlimited,
+			Where: criteria.Rename(&criteria.Cmp{Attr: join.ParentAttr, Op: criteria.Eq, Value: parent}, je.column),
+		})
+		return err
+	}
+}
+
+// wrap adds the operation to errors the client will not see; model errors
+// pass through unchanged so their kind and message stay intact.
+func wrap(op string, m *model.Model, err error) error {
+	if _, ok := model.AsError(err); ok {
+		return err
+	}
+	return fmt.Errorf("%s %s: %w", op, m.Identity, err)
+}
+
+func describeIDs(ids []any) string {
+	if len(ids) == 1 {
+		return model.Describe(ids[0])
+	}
+	s := "among "
+	for i, id := range ids {
+		if i > 0 {
+			s += ", "
+		}
+		s += model.Describe(id)
+	}
+	return s
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
