@@ -23,7 +23,7 @@ measure() { # label url [script]
   local label=$1 url=$2 script=${3:-} conns out rps p99
   for conns in 2 4; do
     if [ -n "$script" ]; then
-      out=$(wrk -t"$conns" -c"$conns" -d"$DURATION" --latency -s "$script" "$url")
+      out=$(wrk -t"$conns" -c"$conns" -d"$DURATION" --latency -s "$script" "$url" -- "$store$conns$RANDOM")
     else
       out=$(wrk -t"$conns" -c"$conns" -d"$DURATION" --latency "$url")
     fi

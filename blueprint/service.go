@@ -117,7 +117,11 @@ func (s *Service) create(ctx context.Context, m *model.Model, o *Options) (*Resu
 	if err != nil {
 		return nil, err
 	}
-	return s.reread(ctx, m, rec[m.PrimaryKey], pops)
+	// The new record is as stored; only its associations need reading.
+	if err := s.orm.Populate(ctx, m, []model.Record{rec}, pops); err != nil {
+		return nil, err
+	}
+	return &Result{Status: http.StatusOK, Body: m.Serialize(rec)}, nil
 }
 
 func (s *Service) update(ctx context.Context, m *model.Model, o *Options) (*Result, error) {

@@ -42,6 +42,16 @@ func (o *ORM) Find(ctx context.Context, m *model.Model, c *criteria.Criteria, po
 	return recs, nil
 }
 
+// Populate fills the requested associations of records already read (for
+// instance the record Create returned), with the same queries Find uses.
+func (o *ORM) Populate(ctx context.Context, m *model.Model, recs []model.Record, pops []Populate) error {
+	e, err := o.entry(m)
+	if err != nil {
+		return err
+	}
+	return o.populate(ctx, e, recs, pops)
+}
+
 // FindOne returns the one record of m matching c, or nil when none does.
 // Matching more than one record is an error (Kind Conflict).
 func (o *ORM) FindOne(ctx context.Context, m *model.Model, c *criteria.Criteria, pops []Populate) (model.Record, error) {

@@ -33,7 +33,7 @@ func (o *ORM) Create(ctx context.Context, m *model.Model, in map[string]any) (mo
 		}
 	}
 	var created model.Record
-	err = o.InTx(ctx, e.store, func(ctx context.Context) error {
+	insert := func(ctx context.Context) error {
 		if err := o.checkAssociated(ctx, m, rec, plural, model.CodeInvalidNewRecord); err != nil {
 			return err
 		}
@@ -48,11 +48,26 @@ func (o *ORM) Create(ctx context.Context, m *model.Model, in map[string]any) (mo
 			}
 		}
 		return nil
-	})
+	}
+	if len(plural) == 0 && !hasSingularValue(m, rec) {
+		// One INSERT is atomic on its own: skip the transaction round trips.
+		err = insert(ctx)
+	} else {
+		err = o.InTx(ctx, e.store, insert)
+	}
 	if err != nil {
 		return nil, wrap("create", m, err)
 	}
 	return created, nil
+}
+
+func hasSingularValue(m *model.Model, rec model.Record) bool {
+	for name, v := range rec {
+		if a := m.Attributes[name]; a != nil && a.IsSingular() && v != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Update normalises in as values to set on the record of m with primary key
