@@ -170,6 +170,27 @@ func (h *handler) addShadowRoutes() error {
 		hd := h.handleBlueprint(blueprintRoute{action: action, model: m, alias: alias, pathParams: pathParams(path)})
 		return h.router.Add(router.Route{Method: method, Path: path, Handler: hd})
 	}
+	// Action routes come first, as in Sails, so GET /user/:id cannot swallow /user/hello.
+	if bp.Actions {
+		ids := make([]string, 0, len(h.cfg.Actions))
+		for id := range h.cfg.Actions {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		for _, id := range ids {
+			path := bp.Prefix + "/" + id
+			if err := h.router.Add(router.Route{Path: path, Handler: h.cfg.Actions[id]}); err != nil {
+				return fmt.Errorf("action route %s: %w", path, err)
+			}
+			if id == "index" || strings.HasSuffix(id, "/index") {
+				// Sails binds index actions at their folder too, without the prefix.
+				idx := "/" + strings.TrimSuffix(strings.TrimSuffix(id, "index"), "/")
+				if err := h.router.Add(router.Route{Path: idx, Handler: h.cfg.Actions[id]}); err != nil {
+					return fmt.Errorf("action route %s: %w", idx, err)
+				}
+			}
+		}
+	}
 	for _, m := range models {
 		name := m.Identity
 		if bp.Pluralize {
@@ -208,26 +229,6 @@ func (h *handler) addShadowRoutes() error {
 		for _, r := range routes {
 			if err := r(); err != nil {
 				return fmt.Errorf("blueprint routes of %s: %w", m.Identity, err)
-			}
-		}
-	}
-	if bp.Actions {
-		ids := make([]string, 0, len(h.cfg.Actions))
-		for id := range h.cfg.Actions {
-			ids = append(ids, id)
-		}
-		slices.Sort(ids)
-		for _, id := range ids {
-			path := bp.Prefix + "/" + id
-			if err := h.router.Add(router.Route{Path: path, Handler: h.cfg.Actions[id]}); err != nil {
-				return fmt.Errorf("action route %s: %w", path, err)
-			}
-			if id == "index" || strings.HasSuffix(id, "/index") {
-				// Sails binds index actions at their folder too, without the prefix.
-				idx := "/" + strings.TrimSuffix(strings.TrimSuffix(id, "index"), "/")
-				if err := h.router.Add(router.Route{Path: idx, Handler: h.cfg.Actions[id]}); err != nil {
-					return fmt.Errorf("action route %s: %w", idx, err)
-				}
 			}
 		}
 	}
