@@ -2,6 +2,7 @@ package skiff_test
 
 import (
 	"context"
+	"fmt"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/skiffhq/skiff"
+	"github.com/skiffhq/skiff/internal/testenv"
 )
 
 // backend opens the basic test app on one datastore engine.
@@ -26,7 +28,7 @@ var backends = []backend{
 	{"postgres", func(t *testing.T) map[string]string {
 		return map[string]string{
 			"SKIFF_DATASTORES__DEFAULT__ADAPTER": "postgres",
-			"SKIFF_DATASTORES__DEFAULT__URL":     "x",
+			"SKIFF_DATASTORES__DEFAULT__URL":     testenv.Postgres(t),
 		}
 	}},
 }
@@ -64,6 +66,9 @@ type step struct {
 	contentType  string // default application/json when body is set
 	status       int
 	check        func(t *testing.T, body any, raw string)
+	// save records the answer's id under this name; later steps write {name}
+	// in path or body (PostgreSQL sequences skip ids after failed inserts).
+	save string
 }
 
 func do(t *testing.T, srv *httptest.Server, s step) (any, string) {
@@ -101,12 +106,23 @@ func do(t *testing.T, srv *httptest.Server, s step) (any, string) {
 	return v, string(raw)
 }
 
-func run(t *testing.T, srv *httptest.Server, steps []step) {
+// ids holds the ids saved by steps, by name.
+type ids map[string]string
+
+func run(t *testing.T, srv *httptest.Server, vars ids, steps []step) {
 	t.Helper()
 	for _, s := range steps {
+		for name, id := range vars {
+			s.path = strings.ReplaceAll(s.path, "{"+name+"}", id)
+			s.body = strings.ReplaceAll(s.body, "{"+name+"}", id)
+		}
 		body, raw := do(t, srv, s)
 		if s.check != nil {
 			s.check(t, body, raw)
+		}
+		if s.save != "" {
+			id, _ := field(t, body, "id").(float64)
+			vars[s.save] = fmt.Sprint(id)
 		}
 	}
 }
@@ -170,9 +186,10 @@ func TestBlueprintConformance(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			srv := startApp(t, "testdata/apps/basic", "development", b.env(t))
+			vars := ids{}
 			t.Run("create", func(t *testing.T) {
-				run(t, srv, []step{
-					{method: "POST", path: "/user", body: `{"name":"Ann","email":"ann@example.com","age":"42","password":"secret"}`, status: 200,
+				run(t, srv, vars, []step{
+					{method: "POST", path: "/user", body: `{"name":"Ann","email":"ann@example.com","age":"42","password":"secret"}`, status: 200, save: "ann",
 						check: all(wantField("id", 1), wantField("name", "Ann"), wantField("age", 42), wantField("active", true),
 							wantField("meta", nil), wantField("pets", []any{}),
 							func(t *testing.T, v any, raw string) {
@@ -193,8 +210,8 @@ func TestBlueprintConformance(t *testing.T) {
 						check: all(wantCode("E_UNIQUE"), wantField("modelIdentity", "user"), wantField("attrNames", []any{"email"}))},
 					{method: "POST", path: "/user", body: `{"name":"Bad","email":"not-an-email"}`, status: 400, check: wantCode("E_INVALID_NEW_RECORD")},
 					{method: "POST", path: "/user", body: `{"name":"Bad","email":"b@example.com","age":"old"}`, status: 400, check: wantCode("E_INVALID_NEW_RECORD")},
-					{method: "POST", path: "/user", body: `name=Bo&email=bo%40example.com&age=7&meta[x]=1`, contentType: "application/x-www-form-urlencoded", status: 200,
-						check: all(wantField("id", 2), wantField("age", 7), wantField("meta", map[string]any{"x": "1"}))},
+					{method: "POST", path: "/user", body: `name=Bo&email=bo%40example.com&age=7&meta[x]=1`, contentType: "application/x-www-form-urlencoded", status: 200, save: "bo",
+						check: all(wantField("age", 7), wantField("meta", map[string]any{"x": "1"}))},
 					{method: "POST", path: "/user", body: `{"name":`, status: 400, check: wantCode("E_INVALID_BODY")},
 					{method: "POST", path: "/user", body: `{"name":"` + strings.Repeat("x", 4096) + `"}`, status: 413},
 					{method: "POST", path: "/pet", body: `{"name":"Rex","owner":99}`, status: 400,
@@ -206,7 +223,7 @@ func TestBlueprintConformance(t *testing.T) {
 				})
 			})
 			t.Run("find", func(t *testing.T) {
-				run(t, srv, []step{
+				run(t, srv, vars, []step{
 					{method: "GET", path: "/user", status: 200, check: wantLen(2)},
 					{method: "GET", path: "/USER/", status: 200, check: wantLen(2)},
 					{method: "GET", path: "/user?name=Ann", status: 200, check: wantLen(1)},
@@ -247,12 +264,12 @@ func TestBlueprintConformance(t *testing.T) {
 					{method: "GET", path: "/user/999", status: 404, check: wantText("Not Found")},
 					{method: "GET", path: "/user/abc", status: 400, check: wantCode("E_INVALID_CRITERIA")},
 					{method: "GET", path: "/owners", status: 200, check: wantLen(2)},
-					{method: "GET", path: "/people/2", status: 200, check: wantField("name", "Bo")},
+					{method: "GET", path: "/people/{bo}", status: 200, check: wantField("name", "Bo")},
 					{method: "GET", path: "/nothing/here", status: 404},
 				})
 			})
 			t.Run("update", func(t *testing.T) {
-				run(t, srv, []step{
+				run(t, srv, vars, []step{
 					{method: "PATCH", path: "/user/1", body: `{"age":43}`, status: 200, check: wantField("age", 43)},
 					{method: "PUT", path: "/user/1", body: `{"name":"Anne"}`, status: 200, check: all(wantField("name", "Anne"), wantField("age", 43))},
 					{method: "PATCH", path: "/user/1", body: `{"email":"bo@example.com"}`, status: 400, check: wantCode("E_UNIQUE")},
@@ -264,17 +281,17 @@ func TestBlueprintConformance(t *testing.T) {
 				})
 			})
 			t.Run("shortcuts", func(t *testing.T) {
-				run(t, srv, []step{
-					{method: "GET", path: "/user/create?name=Cy&email=cy@example.com", status: 200, check: wantField("id", 3)},
-					{method: "GET", path: "/user/find/3", status: 200, check: wantField("name", "Cy")},
+				run(t, srv, vars, []step{
+					{method: "GET", path: "/user/create?name=Cy&email=cy@example.com", status: 200, save: "cy"},
+					{method: "GET", path: "/user/find/{cy}", status: 200, check: wantField("name", "Cy")},
 					{method: "GET", path: "/user/find?name=Cy", status: 200, check: wantLen(1)},
-					{method: "GET", path: "/user/update/3?age=9", status: 200, check: wantField("age", 9)},
-					{method: "GET", path: "/user/destroy/3", status: 200, check: wantField("name", "Cy")},
-					{method: "GET", path: "/user/find/3", status: 404},
+					{method: "GET", path: "/user/update/{cy}?age=9", status: 200, check: wantField("age", 9)},
+					{method: "GET", path: "/user/destroy/{cy}", status: 200, check: wantField("name", "Cy")},
+					{method: "GET", path: "/user/find/{cy}", status: 404},
 				})
 			})
 			t.Run("associations stored", func(t *testing.T) {
-				run(t, srv, []step{
+				run(t, srv, vars, []step{
 					{method: "POST", path: "/pet", body: `{"name":"Rex","owner":1}`, status: 200,
 						check: func(t *testing.T, v any, _ string) {
 							if owner, _ := field(t, v, "owner").(map[string]any); owner["name"] != "Anne" {
@@ -297,10 +314,10 @@ func TestBlueprintConformance(t *testing.T) {
 				})
 			})
 			t.Run("destroy", func(t *testing.T) {
-				run(t, srv, []step{
-					{method: "DELETE", path: "/user/2", status: 200, check: wantField("name", "Bo")},
-					{method: "GET", path: "/user/2", status: 404},
-					{method: "DELETE", path: "/user/2", status: 404},
+				run(t, srv, vars, []step{
+					{method: "DELETE", path: "/user/{bo}", status: 200, check: wantField("name", "Bo")},
+					{method: "GET", path: "/user/{bo}", status: 404},
+					{method: "DELETE", path: "/user/{bo}", status: 404},
 					{method: "DELETE", path: "/user", status: 400, check: wantCode("E_INVALID_CRITERIA")},
 				})
 			})

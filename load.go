@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/skiffhq/skiff/datastore"
+	"github.com/skiffhq/skiff/datastore/postgres"
 	"github.com/skiffhq/skiff/datastore/sqlite"
 	"github.com/skiffhq/skiff/internal/config"
 	"github.com/skiffhq/skiff/model"
@@ -18,6 +19,13 @@ func Adapters() map[string]datastore.OpenFunc {
 	return map[string]datastore.OpenFunc{
 		"sqlite": func(ctx context.Context, c datastore.Config) (datastore.Adapter, error) {
 			db, err := sqlite.Open(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			return db, nil
+		},
+		"postgres": func(ctx context.Context, c datastore.Config) (datastore.Adapter, error) {
+			db, err := postgres.Open(ctx, c)
 			if err != nil {
 				return nil, err
 			}

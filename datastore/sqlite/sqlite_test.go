@@ -71,3 +71,11 @@ func TestClosed(t *testing.T) {
 		t.Errorf("Count after Close = %v, want ErrClosed", err)
 	}
 }
+
+func benchDB(b *testing.B) *sqlite.DB {
+	return open(b, datastore.Config{Name: "bench", Dir: b.TempDir()})
+}
+
+func BenchmarkFindByPK(b *testing.B)   { datastoretest.BenchFindByPK(b, benchDB(b)) }
+func BenchmarkFindList30(b *testing.B) { datastoretest.BenchFindList30(b, benchDB(b)) }
+func BenchmarkCreate(b *testing.B)     { datastoretest.BenchCreate(b, benchDB(b)) }

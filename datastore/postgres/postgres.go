@@ -1,0 +1,173 @@
+// Package postgres is Skiff's PostgreSQL datastore adapter, on
+// github.com/jackc/pgx/v5 (pgxpool), for PostgreSQL 12 or later.
+//
+// Transactions (InTx) run at READ COMMITTED, PostgreSQL's default: each
+// statement sees the rows committed before it began, and UPDATE/DELETE lock
+// the rows they touch until the transaction ends. Skiff's multi-row changes
+// need atomicity, not serializability, so nothing stronger is asked for.
+// pgx caches prepared statements per connection, so the adapter keeps no
+// statement cache of its own.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/skiffhq/skiff/datastore"
+	"github.com/skiffhq/skiff/internal/sqlgen"
+)
+
+// DB is a PostgreSQL datastore over a connection pool. It is safe for
+// concurrent use.
+type DB struct {
+	d      *sqlgen.Dialect
+	pool   *pgxpool.Pool
+	closed atomic.Bool
+}
+
+var _ datastore.Adapter = (*DB)(nil)
+
+// querier is what the adapter needs from a pool or a transaction.
+type querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+// Open connects to the database at cfg.URL (a postgres:// URL or a
+// keyword/value string; search_path and other run-time parameters may be
+// given there) and checks that it answers.
+func Open(ctx context.Context, cfg datastore.Config) (*DB, error) {
+	if cfg.URL == "" {
+		return nil, errors.New("open postgres: datastore url is required")
+	}
+	pc, err := pgxpool.ParseConfig(cfg.URL)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres: %w", err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("open postgres: %w", err)
+	}
+	return &DB{d: sqlgen.Postgres(), pool: pool}, nil
+}
+
+// Close closes the pool, waiting for connections in use to be returned.
+// Later calls return nil; other methods then return datastore.ErrClosed.
+func (db *DB) Close() error {
+	if !db.closed.Swap(true) {
+		db.pool.Close()
+	}
+	return nil
+}
+
+func (db *DB) check() error {
+	if db.closed.Load() {
+		return datastore.ErrClosed
+	}
+	return nil
+}
+
+// session runs the adapter's operations on a pool or in a transaction.
+type session struct {
+	d  *sqlgen.Dialect
+	q  querier
+	db *DB
+	tx pgx.Tx // nil outside a transaction
+}
+
+func (db *DB) session() *session { return &session{d: db.d, q: db.pool, db: db} }
+
+// Find implements datastore.Adapter.
+func (db *DB) Find(ctx context.Context, q *datastore.Query) ([]datastore.Record, error) {
+	if err := db.check(); err != nil {
+		return nil, err
+	}
+	return db.session().Find(ctx, q)
+}
+
+// Count implements datastore.Adapter.
+func (db *DB) Count(ctx context.Context, q *datastore.Query) (int64, error) {
+	if err := db.check(); err != nil {
+		return 0, err
+	}
+	return db.session().Count(ctx, q)
+}
+
+// Create implements datastore.Adapter. The inserts travel in one batch,
+// which PostgreSQL runs as one implicit transaction: all or none.
+func (db *DB) Create(ctx context.Context, t *datastore.Table, recs []datastore.Record) ([]datastore.Record, error) {
+	if err := db.check(); err != nil {
+		return nil, err
+	}
+	return db.session().Create(ctx, t, recs)
+}
+
+// Update implements datastore.Adapter with one UPDATE ... RETURNING.
+func (db *DB) Update(ctx context.Context, q *datastore.Query, values datastore.Record) ([]datastore.Record, error) {
+	if err := db.check(); err != nil {
+		return nil, err
+	}
+	return db.session().Update(ctx, q, values)
+}
+
+// Destroy implements datastore.Adapter with one DELETE ... RETURNING.
+func (db *DB) Destroy(ctx context.Context, q *datastore.Query) ([]datastore.Record, error) {
+	if err := db.check(); err != nil {
+		return nil, err
+	}
+	return db.session().Destroy(ctx, q)
+}
+
+// Define implements datastore.Adapter in one transaction (PostgreSQL DDL
+// is transactional). MigrateAlter creates missing tables, adds and drops
+// columns (PostgreSQL drops the indexes of a dropped column) and creates
+// missing unique indexes, keeping rows. It leaves a column whose kind or
+// type changed as it is, and never changes the primary key.
+func (db *DB) Define(ctx context.Context, tables []*datastore.Table, mode datastore.Migrate) error {
+	if err := db.check(); err != nil {
+		return err
+	}
+	if mode == datastore.MigrateSafe {
+		return nil
+	}
+	return db.InTx(ctx, func(ctx context.Context, tx datastore.Adapter) error {
+		return tx.Define(ctx, tables, mode)
+	})
+}
+
+// InTx implements datastore.Adapter with a pgx transaction at READ
+// COMMITTED (see the package comment). It rolls back when fn returns an
+// error or panics.
+func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context, tx datastore.Adapter) error) error {
+	if err := db.check(); err != nil {
+		return err
+	}
+	tx, err := db.pool.BeginTx(ctx, pgx.TxOptions{})
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			tx.Rollback(context.WithoutCancel(ctx))
+		}
+	}()
+	if err := fn(ctx, &session{d: db.d, q: tx, db: db, tx: tx}); err != nil {
+		return err
+	}
+	committed = true
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}

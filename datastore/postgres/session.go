@@ -1,0 +1,218 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/skiffhq/skiff/criteria"
+	"github.com/skiffhq/skiff/datastore"
+	"github.com/skiffhq/skiff/internal/sqlgen"
+)
+
+// Find implements datastore.Adapter.
+func (s *session) Find(ctx context.Context, q *datastore.Query) ([]datastore.Record, error) {
+	st, err := sqlgen.Select(s.d, q)
+	if err != nil {
+		return nil, fmt.Errorf("find: %w", err)
+	}
+	recs, err := s.records(ctx, st)
+	if err != nil {
+		return nil, fmt.Errorf("find %s: %w", q.Table.Name, err)
+	}
+	return recs, nil
+}
+
+// Count implements datastore.Adapter.
+func (s *session) Count(ctx context.Context, q *datastore.Query) (int64, error) {
+	st, err := sqlgen.Count(s.d, q)
+	if err != nil {
+		return 0, fmt.Errorf("count: %w", err)
+	}
+	rows, err := s.q.Query(ctx, st.SQL, st.Args...)
+	if err != nil {
+		return 0, fmt.Errorf("count %s: %w", q.Table.Name, err)
+	}
+	n, err := pgx.CollectExactlyOneRow(rows, pgx.RowTo[int64])
+	if err != nil {
+		return 0, fmt.Errorf("count %s: %w", q.Table.Name, err)
+	}
+	return n, nil
+}
+
+// Create implements datastore.Adapter: one batch of single-row inserts, so
+// results keep the order of recs. Explicit values for an auto-increment key
+// move its sequence past them, so later generated keys do not collide.
+func (s *session) Create(ctx context.Context, t *datastore.Table, recs []datastore.Record) ([]datastore.Record, error) {
+	if len(recs) == 0 {
+		return []datastore.Record{}, nil
+	}
+	b := &pgx.Batch{}
+	stmts := make([]sqlgen.Stmt, len(recs))
+	maxKey := int64(math.MinInt64)
+	for i, rec := range recs {
+		st, err := sqlgen.Insert(s.d, t, rec)
+		if err != nil {
+			return nil, fmt.Errorf("create: %w", err)
+		}
+		stmts[i] = st
+		b.Queue(st.SQL, st.Args...)
+		if k, ok := explicitKey(t, rec); ok {
+			maxKey = max(maxKey, k)
+		}
+	}
+	if maxKey != math.MinInt64 {
+		b.Queue(`SELECT setval(s::regclass, $1::bigint)
+			FROM pg_get_serial_sequence($2, $3) AS s
+			WHERE s IS NOT NULL AND $1::bigint > COALESCE(pg_sequence_last_value(s::regclass), 0)`,
+			maxKey, s.d.Ident(t.Name), t.PrimaryKey)
+	}
+	br := s.q.SendBatch(ctx, b)
+	out := make([]datastore.Record, 0, len(recs))
+	for _, st := range stmts {
+		rows, err := br.Query()
+		if err == nil {
+			var got []datastore.Record
+			got, err = scan(rows, st.Columns)
+			if err == nil && len(got) != 1 {
+				err = fmt.Errorf("insert returned %d rows", len(got))
+			}
+			if err == nil {
+				out = append(out, got[0])
+			}
+		}
+		if err != nil {
+			br.Close()
+			return nil, classify("create", s.d, t, err)
+		}
+	}
+	if err := br.Close(); err != nil {
+		return nil, classify("create", s.d, t, err)
+	}
+	return out, nil
+}
+
+// explicitKey returns rec's value for t's auto-increment key, if given.
+func explicitKey(t *datastore.Table, rec datastore.Record) (int64, bool) {
+	c := t.Column(t.PrimaryKey)
+	if c == nil || !c.AutoIncrement {
+		return 0, false
+	}
+	v, err := sqlgen.Encode(datastore.Integer, rec[t.PrimaryKey])
+	if err != nil {
+		return 0, false
+	}
+	k, ok := v.(int64)
+	return k, ok
+}
+
+// Update implements datastore.Adapter.
+func (s *session) Update(ctx context.Context, q *datastore.Query, values datastore.Record) ([]datastore.Record, error) {
+	st, err := sqlgen.Update(s.d, q, values)
+	if errors.Is(err, sqlgen.ErrNoValues) {
+		if !q.Fetch {
+			return nil, nil
+		}
+		return s.Find(ctx, &datastore.Query{Table: q.Table, Where: q.Where, Limit: criteria.Unlimited})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("update: %w", err)
+	}
+	if !q.Fetch {
+		if _, err := s.q.Exec(ctx, st.SQL, st.Args...); err != nil {
+			return nil, classify("update", s.d, q.Table, err)
+		}
+		return nil, nil
+	}
+	recs, err := s.records(ctx, st)
+	if err != nil {
+		return nil, classify("update", s.d, q.Table, err)
+	}
+	sqlgen.SortByPK(q.Table, recs)
+	return recs, nil
+}
+
+// Destroy implements datastore.Adapter.
+func (s *session) Destroy(ctx context.Context, q *datastore.Query) ([]datastore.Record, error) {
+	st, err := sqlgen.Delete(s.d, q)
+	if err != nil {
+		return nil, fmt.Errorf("destroy: %w", err)
+	}
+	if !q.Fetch {
+		if _, err := s.q.Exec(ctx, st.SQL, st.Args...); err != nil {
+			return nil, fmt.Errorf("destroy %s: %w", q.Table.Name, err)
+		}
+		return nil, nil
+	}
+	recs, err := s.records(ctx, st)
+	if err != nil {
+		return nil, fmt.Errorf("destroy %s: %w", q.Table.Name, err)
+	}
+	sqlgen.SortByPK(q.Table, recs)
+	return recs, nil
+}
+
+// InTx joins the session's transaction, or starts one on the pool.
+func (s *session) InTx(ctx context.Context, fn func(ctx context.Context, tx datastore.Adapter) error) error {
+	if s.tx != nil {
+		return fn(ctx, s)
+	}
+	return s.db.InTx(ctx, fn)
+}
+
+// Close does nothing: a transaction ends when its InTx returns.
+func (s *session) Close() error { return nil }
+
+func (s *session) records(ctx context.Context, st sqlgen.Stmt) ([]datastore.Record, error) {
+	rows, err := s.q.Query(ctx, st.SQL, st.Args...)
+	if err != nil {
+		return nil, err
+	}
+	return scan(rows, st.Columns)
+}
+
+func scan(rows pgx.Rows, cols []*datastore.Column) ([]datastore.Record, error) {
+	defer rows.Close()
+	out := []datastore.Record{}
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			return nil, err
+		}
+		rec := make(datastore.Record, len(cols))
+		for i, c := range cols {
+			v, err := decode(c.Kind, vals[i])
+			if err != nil {
+				return nil, fmt.Errorf("column %s: %w", c.Name, err)
+			}
+			rec[c.Name] = v
+		}
+		out = append(out, rec)
+	}
+	return out, rows.Err()
+}
+
+// decode converts a pgx value to the contract's type for kind k. pgx has
+// already decoded JSON, so a JSON string must not be unmarshalled again.
+func decode(k datastore.Kind, v any) (any, error) {
+	switch x := v.(type) {
+	case nil:
+		return nil, nil
+	case pgtype.Numeric:
+		f, err := x.Float64Value()
+		if err != nil {
+			return nil, err
+		}
+		if !f.Valid {
+			return nil, nil
+		}
+		v = f.Float64
+	}
+	if k == datastore.JSON {
+		return v, nil
+	}
+	return sqlgen.Decode(k, v)
+}

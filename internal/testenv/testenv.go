@@ -1,0 +1,141 @@
+// Package testenv gives tests the external services they need (PostgreSQL,
+// MySQL, Redis) from the environment. A service that cannot be reached
+// skips the test locally and fails it when CI=true, so a broken service in
+// CI never turns silently into skipped tests.
+package testenv
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Environment variables naming the services, and their defaults.
+const (
+	PostgresEnv     = "SKIFF_TEST_POSTGRES_URL"
+	PostgresDefault = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+	MySQLEnv        = "SKIFF_TEST_MYSQL_DSN"
+	MySQLDefault    = "root@tcp(127.0.0.1:3306)/test"
+	RedisEnv        = "SKIFF_TEST_REDIS_ADDR"
+	RedisDefault    = "127.0.0.1:6379"
+)
+
+func getenv(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// unavailable skips t, or fails it under CI=true.
+func unavailable(t testing.TB, service, env string, err error) {
+	t.Helper()
+	msg := fmt.Sprintf("%s unavailable (set %s to point at one): %v", service, env, err)
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+}
+
+// Postgres returns the URL of an empty schema of its own on the server
+// named by SKIFF_TEST_POSTGRES_URL: the schema is created with a unique
+// name, the URL's search_path points at it, and t.Cleanup drops it.
+func Postgres(t testing.TB) string {
+	t.Helper()
+	base := getenv(PostgresEnv, PostgresDefault)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, base)
+	if err != nil {
+		unavailable(t, "PostgreSQL", PostgresEnv, err)
+	}
+	defer conn.Close(context.Background())
+	schema := "skiff_test_" + randomHex(8)
+	ident := pgx.Identifier{schema}.Sanitize()
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+ident); err != nil {
+		t.Fatalf("testenv: create schema %s: %v", schema, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		c, err := pgx.Connect(ctx, base)
+		if err != nil {
+			t.Errorf("testenv: drop schema %s: %v", schema, err)
+			return
+		}
+		defer c.Close(context.Background())
+		if _, err := c.Exec(ctx, "DROP SCHEMA "+ident+" CASCADE"); err != nil {
+			t.Errorf("testenv: drop schema %s: %v", schema, err)
+		}
+	})
+	u, err := withSearchPath(base, schema)
+	if err != nil {
+		t.Fatalf("testenv: %s: %v", PostgresEnv, err)
+	}
+	return u
+}
+
+// withSearchPath adds search_path to a URL or keyword/value connection string.
+func withSearchPath(base, schema string) (string, error) {
+	if strings.HasPrefix(base, "postgres://") || strings.HasPrefix(base, "postgresql://") {
+		u, err := url.Parse(base)
+		if err != nil {
+			return "", err
+		}
+		q := u.Query()
+		q.Set("search_path", schema)
+		u.RawQuery = q.Encode()
+		return u.String(), nil
+	}
+	return base + " search_path=" + schema, nil
+}
+
+// MySQL returns the DSN (go-sql-driver form) in SKIFF_TEST_MYSQL_DSN once
+// its server answers on TCP. It does not isolate the database.
+func MySQL(t testing.TB) string {
+	t.Helper()
+	dsn := getenv(MySQLEnv, MySQLDefault)
+	addr := "127.0.0.1:3306"
+	if i := strings.Index(dsn, "tcp("); i >= 0 {
+		if j := strings.Index(dsn[i:], ")"); j > 0 {
+			addr = dsn[i+4 : i+j]
+		}
+	}
+	if err := dial(addr); err != nil {
+		unavailable(t, "MySQL", MySQLEnv, err)
+	}
+	return dsn
+}
+
+// Redis returns the address in SKIFF_TEST_REDIS_ADDR once it answers on TCP.
+func Redis(t testing.TB) string {
+	t.Helper()
+	addr := getenv(RedisEnv, RedisDefault)
+	if err := dial(addr); err != nil {
+		unavailable(t, "Redis", RedisEnv, err)
+	}
+	return addr
+}
+
+func dial(addr string) error {
+	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	if err != nil {
+		return err
+	}
+	return c.Close()
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
