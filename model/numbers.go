@@ -1,8 +1,8 @@
 package model
 
-// toFloat reads any Go number as float64; decoders hand out int, int64 or
-// uint64 for integers where records hold float64.
-func toFloat(v any) (float64, bool) {
+// ToFloat reads any Go number as float64; decoders (YAML, drivers) hand out
+// int, int64 or uint64 for integers where Skiff holds float64.
+func ToFloat(v any) (float64, bool) {
 	switch x := v.(type) {
 	case float64:
 		return x, true
@@ -52,7 +52,7 @@ func normalizeNumbers(v any) any {
 		}
 		return out
 	}
-	if f, ok := toFloat(v); ok {
+	if f, ok := ToFloat(v); ok {
 		return f
 	}
 	return v

@@ -541,7 +541,7 @@ func describeDef(v any) string {
 	case string, float64, bool, []any, map[string]any:
 		return Describe(v)
 	}
-	if f, ok := toFloat(v); ok {
+	if f, ok := ToFloat(v); ok {
 		return FormatNumber(f)
 	}
 	return fmt.Sprintf("%T", v)

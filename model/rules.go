@@ -199,7 +199,7 @@ func stringCheck(f func(string) bool) func(v, arg any) bool {
 // cmpNumber compares v with arg: -1, 0, 1, or -2 when either is no number.
 func cmpNumber(v, arg any) int {
 	a, ok1 := v.(float64)
-	b, ok2 := toFloat(arg)
+	b, ok2 := ToFloat(arg)
 	if !ok1 || !ok2 {
 		return -2
 	}
@@ -224,7 +224,7 @@ func cmpLength(v, arg any) int {
 	default:
 		return -2
 	}
-	b, ok := toFloat(arg)
+	b, ok := ToFloat(arg)
 	if !ok {
 		return -2
 	}
@@ -261,7 +261,7 @@ func toTime(v any) (time.Time, bool) {
 	if t, ok := v.(time.Time); ok {
 		return t, true
 	}
-	if f, ok := toFloat(v); ok {
+	if f, ok := ToFloat(v); ok {
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return time.Time{}, false
 		}
@@ -282,7 +282,7 @@ func toTime(v any) (time.Time, bool) {
 func inList(v, arg any) bool {
 	list, _ := arg.([]any)
 	for _, e := range list {
-		if f, ok := toFloat(e); ok {
+		if f, ok := ToFloat(e); ok {
 			e = f
 		}
 		if strictEqual(v, e) {
@@ -549,7 +549,7 @@ func inspect(v any) string {
 		}
 		return "{ " + strings.Join(parts, ", ") + " }"
 	}
-	if f, ok := toFloat(v); ok {
+	if f, ok := ToFloat(v); ok {
 		return FormatNumber(f)
 	}
 	return fmt.Sprint(v)

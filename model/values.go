@@ -108,7 +108,7 @@ func strictPK(t Type, v any) (any, error) {
 		}
 		v = f
 	}
-	f, ok := toFloat(v)
+	f, ok := ToFloat(v)
 	switch {
 	case !ok:
 		return nil, fmt.Errorf("instead of a number, got: %s", inspect(v))

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/goccy/go-yaml"
+	"github.com/skiffhq/skiff/model"
 )
 
 // omap is a decoded YAML/JSON mapping that remembers the order of its keys;
@@ -79,7 +80,7 @@ func fromYAML(v any) any {
 		}
 		return out
 	}
-	if f, ok := toFloat(v); ok {
+	if f, ok := model.ToFloat(v); ok {
 		return f
 	}
 	return v
@@ -92,40 +93,10 @@ func keyString(k any) string {
 	case nil:
 		return ""
 	}
-	if f, ok := toFloat(k); ok {
+	if f, ok := model.ToFloat(k); ok {
 		return fmt.Sprint(f)
 	}
 	return fmt.Sprint(k)
-}
-
-func toFloat(v any) (float64, bool) {
-	switch x := v.(type) {
-	case float64:
-		return x, true
-	case float32:
-		return float64(x), true
-	case int:
-		return float64(x), true
-	case int8:
-		return float64(x), true
-	case int16:
-		return float64(x), true
-	case int32:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	case uint:
-		return float64(x), true
-	case uint8:
-		return float64(x), true
-	case uint16:
-		return float64(x), true
-	case uint32:
-		return float64(x), true
-	case uint64:
-		return float64(x), true
-	}
-	return 0, false
 }
 
 func sortedKeys[V any](m map[string]V) []string {
