@@ -116,14 +116,25 @@ func (o *ORM) populate(ctx context.Context, e *entry, recs []model.Record, pops 
 			return model.Errorf(model.Invalid, model.CodeInvalidPopulates,
 				"Could not populate `%s`: it is not an association of %s.", p.Attr, e.model.Identity)
 		}
+		if a.Assoc.Kind == model.BelongsTo {
+			if err := o.populateSingular(ctx, e, a, recs); err != nil {
+				return fmt.Errorf("populate %s.%s: %w", e.model.Identity, p.Attr, err)
+			}
+			continue
+		}
+		// Every parent gets a list, empty unless children are found below.
+		for _, r := range recs {
+			r[a.Name] = []model.Record{}
+		}
+		sub := childCriteria(p.Criteria)
+		if sub.Noop {
+			continue
+		}
 		var err error
-		switch a.Assoc.Kind {
-		case model.BelongsTo:
-			err = o.populateSingular(ctx, e, a, recs)
-		case model.HasMany:
-			err = o.populateHasMany(ctx, e, a, p.Criteria, recs)
-		default:
-			err = o.populateJoined(ctx, e, a, p.Criteria, recs)
+		if a.Assoc.Kind == model.HasMany {
+			err = o.populateHasMany(ctx, e, a, sub, recs)
+		} else {
+			err = o.populateJoined(ctx, e, a, sub, recs)
 		}
 		if err != nil {
 			return fmt.Errorf("populate %s.%s: %w", e.model.Identity, p.Attr, err)
@@ -166,27 +177,25 @@ func childCriteria(c *criteria.Criteria) criteria.Criteria {
 	return *c
 }
 
-func (o *ORM) populateHasMany(ctx context.Context, e *entry, a *model.Attribute, c *criteria.Criteria, recs []model.Record) error {
+// andIn restricts where to records whose attr is one of ids.
+func andIn(where criteria.Expr, attr string, ids []any) criteria.Expr {
+	in := &criteria.Cmp{Attr: attr, Op: criteria.In, Value: ids}
+	if where == nil {
+		return in
+	}
+	return &criteria.And{Exprs: []criteria.Expr{in, where}}
+}
+
+// populateHasMany reads the children of every parent in one query, with
+// skip and limit applied per parent (PartitionBy).
+func (o *ORM) populateHasMany(ctx context.Context, e *entry, a *model.Attribute, sub criteria.Criteria, recs []model.Record) error {
 	target, via := a.Assoc.Target, a.Assoc.Inverse
 	pk := e.model.PrimaryKey
-	sub := childCriteria(c)
-	for _, r := range recs {
-		r[a.Name] = []model.Record{}
-	}
-	if sub.Noop {
-		return nil
-	}
 	te, err := o.entry(target)
 	if err != nil {
 		return err
 	}
-	parentIDs := distinct(recs, pk)
-	in := &criteria.Cmp{Attr: via.Name, Op: criteria.In, Value: parentIDs}
-	if sub.Where == nil {
-		sub.Where = in
-	} else {
-		sub.Where = &criteria.And{Exprs: []criteria.Expr{in, sub.Where}}
-	}
+	sub.Where = andIn(sub.Where, via.Name, distinct(recs, pk))
 	q := te.query(&sub)
 	q.PartitionBy = via.ColumnName
 	if q.Select != nil {
@@ -210,16 +219,11 @@ func (o *ORM) populateHasMany(ctx context.Context, e *entry, a *model.Attribute,
 	return nil
 }
 
-func (o *ORM) populateJoined(ctx context.Context, e *entry, a *model.Attribute, c *criteria.Criteria, recs []model.Record) error {
+// populateJoined reads the join rows of every parent, then their children,
+// and applies skip and limit per parent while distributing them.
+func (o *ORM) populateJoined(ctx context.Context, e *entry, a *model.Attribute, sub criteria.Criteria, recs []model.Record) error {
 	target, join := a.Assoc.Target, a.Assoc.Join
 	pk := e.model.PrimaryKey
-	sub := childCriteria(c)
-	for _, r := range recs {
-		r[a.Name] = []model.Record{}
-	}
-	if sub.Noop {
-		return nil
-	}
 	links, err := o.Find(ctx, join.Model, &criteria.Criteria{
 		Where: &criteria.Cmp{Attr: join.ParentAttr, Op: criteria.In, Value: distinct(recs, pk)},
 		Limit: criteria.Unlimited,
@@ -230,15 +234,9 @@ func (o *ORM) populateJoined(ctx context.Context, e *entry, a *model.Attribute, 
 	if len(links) == 0 {
 		return nil
 	}
-	childIDs := distinct(links, join.ChildAttr)
-	in := &criteria.Cmp{Attr: target.PrimaryKey, Op: criteria.In, Value: childIDs}
 	all := sub
 	all.Limit, all.Skip = criteria.Unlimited, 0
-	if all.Where == nil {
-		all.Where = in
-	} else {
-		all.Where = &criteria.And{Exprs: []criteria.Expr{in, all.Where}}
-	}
+	all.Where = andIn(all.Where, target.PrimaryKey, distinct(links, join.ChildAttr))
 	children, err := o.Find(ctx, target, &all, nil)
 	if err != nil {
 		return err
