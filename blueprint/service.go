@@ -118,7 +118,7 @@ func (s *Service) create(ctx context.Context, m *model.Model, o *Options) (*Resu
 		return nil, err
 	}
 	// The new record is as stored; only its associations need reading.
-	if err := s.orm.Populate(ctx, m, []model.Record{rec}, pops); err != nil {
+	if err := s.orm.Populate(ctx, m, []model.Record{rec}, freshPopulates(m, o.NewRecord, rec, pops)); err != nil {
 		return nil, err
 	}
 	return &Result{Status: http.StatusOK, Body: m.Serialize(rec)}, nil
@@ -277,3 +277,23 @@ func (s *Service) populates(m *model.Model, raw map[string]any, omitted []string
 }
 
 func notFound() error { return &model.Error{Kind: model.NotFound, Msg: "Not Found"} }
+
+// freshPopulates drops the collections a record created with a generated key
+// cannot have members in yet: nothing could point at a key the database had
+// never handed out, since Skiff refuses keys of records that do not exist.
+// Those collections read as empty lists without a query.
+func freshPopulates(m *model.Model, newRecord map[string]any, rec model.Record, pops []orm.Populate) []orm.Populate {
+	if _, explicit := newRecord[m.PrimaryKey]; explicit || !m.PK().AutoIncrement {
+		return pops
+	}
+	kept := pops[:0:0]
+	for _, p := range pops {
+		a := m.Attributes[p.Attr]
+		if _, given := newRecord[p.Attr]; a.IsPlural() && !given {
+			rec[p.Attr] = []model.Record{}
+			continue
+		}
+		kept = append(kept, p)
+	}
+	return kept
+}
