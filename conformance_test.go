@@ -34,7 +34,7 @@ var backends = []backend{
 }
 
 // startApp serves dir (an app folder) with env overrides on an httptest server.
-func startApp(t *testing.T, dir, envName string, env map[string]string) *httptest.Server {
+func startApp(t testing.TB, dir, envName string, env map[string]string) *httptest.Server {
 	t.Helper()
 	ctx := context.Background()
 	var environ []string
