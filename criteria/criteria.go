@@ -21,6 +21,7 @@ const (
 	Like
 )
 
+// String returns the operator as Waterline spells it.
 func (o Op) String() string {
 	switch o {
 	case Eq:

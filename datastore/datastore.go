@@ -135,10 +135,12 @@ type UniqueError struct {
 	Err     error
 }
 
+// Error describes the violated constraint.
 func (e *UniqueError) Error() string {
 	return fmt.Sprintf("unique constraint violated on %s %v: %v", e.Table, e.Columns, e.Err)
 }
 
+// Unwrap returns the engine's own error.
 func (e *UniqueError) Unwrap() error { return e.Err }
 
 // ErrClosed is returned by adapters used after Close.

@@ -19,6 +19,7 @@ const (
 	TooLarge                 // 413: request body over the limit
 )
 
+// String names the kind for logs and test messages.
 func (k Kind) String() string {
 	switch k {
 	case Invalid:
@@ -64,6 +65,7 @@ type Error struct {
 	Err   error
 }
 
+// Error renders the code, the client message and the cause, for logs.
 func (e *Error) Error() string {
 	s := e.Msg
 	if e.Code != "" {
@@ -75,6 +77,7 @@ func (e *Error) Error() string {
 	return s
 }
 
+// Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
 // Errorf returns an *Error of the given kind and code with a formatted,
