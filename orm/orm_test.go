@@ -1,0 +1,132 @@
+package orm_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/skiffhq/skiff/criteria"
+	"github.com/skiffhq/skiff/datastore"
+	"github.com/skiffhq/skiff/datastore/sqlite"
+	"github.com/skiffhq/skiff/model"
+	"github.com/skiffhq/skiff/orm"
+)
+
+// newORM builds an ORM over a fresh SQLite database with owners, pets
+// (one-to-many) and tags (many-to-many with pets); owners cascade.
+func newORM(t *testing.T) (*orm.ORM, map[string]*model.Model) {
+	t.Helper()
+	defaults := map[string]any{"migrate": "drop", "attributes": map[string]any{
+		"id": map[string]any{"type": "number", "autoIncrement": true},
+	}}
+	defs := map[string]map[string]any{
+		"owner": {"cascadeOnDestroy": true, "attributes": map[string]any{
+			"name": "string", "pets": map[string]any{"collection": "pet", "via": "owner"}}},
+		"pet": {"attributes": map[string]any{
+			"name": "string", "owner": map[string]any{"model": "owner"},
+			"tags": map[string]any{"collection": "tag", "via": "pets"}}},
+		"tag": {"cascadeOnDestroy": true, "attributes": map[string]any{
+			"label": "string", "pets": map[string]any{"collection": "pet", "via": "tags"}}},
+	}
+	models := map[string]*model.Model{}
+	var list []*model.Model
+	for id, def := range defs {
+		m, err := model.Parse(id, id+".yaml", def, defaults)
+		if err != nil {
+			t.Fatal(err)
+		}
+		models[id] = m
+		list = append(list, m)
+	}
+	schema, err := model.NewSchema(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sqlite.Open(t.Context(), datastore.Config{Name: "default", URL: ":memory:"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	o, err := orm.New(schema, map[string]datastore.Adapter{"default": db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Migrate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return o, models
+}
+
+func mustCreate(t *testing.T, o *orm.ORM, m *model.Model, in map[string]any) model.Record {
+	t.Helper()
+	rec, err := o.Create(context.Background(), m, in)
+	if err != nil {
+		t.Fatalf("Create %s %v: %v", m.Identity, in, err)
+	}
+	return rec
+}
+
+func TestPopulateAndCascade(t *testing.T) {
+	o, m := newORM(t)
+	ctx := t.Context()
+	ann := mustCreate(t, o, m["owner"], map[string]any{"name": "Ann"})
+	red := mustCreate(t, o, m["tag"], map[string]any{"label": "red"})
+	blue := mustCreate(t, o, m["tag"], map[string]any{"label": "blue"})
+	rex := mustCreate(t, o, m["pet"], map[string]any{"name": "Rex", "owner": ann["id"], "tags": []any{red["id"], blue["id"]}})
+	mustCreate(t, o, m["pet"], map[string]any{"name": "Tom", "owner": ann["id"], "tags": []any{red["id"]}})
+
+	all := &criteria.Criteria{Limit: criteria.Unlimited}
+	tags, err := o.Find(ctx, m["tag"], all, []orm.Populate{{Attr: "pets"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(tags[0]["pets"].([]model.Record)); got != 2 {
+		t.Errorf("red has %d pets, want 2 (many-to-many seen from the other side)", got)
+	}
+	limited := &criteria.Criteria{Limit: 1, Sort: []criteria.Sort{{Attr: "name", Desc: true}}}
+	owners, err := o.Find(ctx, m["owner"], all, []orm.Populate{{Attr: "pets", Criteria: limited}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pets := owners[0]["pets"].([]model.Record)
+	if len(pets) != 1 || pets[0]["name"] != "Tom" {
+		t.Errorf("owner pets with limit 1 sorted by name DESC = %v, want [Tom]", pets)
+	}
+
+	if _, err := o.Destroy(ctx, m["tag"], red["id"]); err != nil {
+		t.Fatal(err)
+	}
+	got, err := o.FindByPK(ctx, m["pet"], rex["id"], []orm.Populate{{Attr: "tags"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tags := got["tags"].([]model.Record); len(tags) != 1 || tags[0]["label"] != "blue" {
+		t.Errorf("after destroying red (cascade), Rex's tags = %v, want [blue]", tags)
+	}
+	if _, err := o.Destroy(ctx, m["owner"], ann["id"]); err != nil {
+		t.Fatal(err)
+	}
+	got, err = o.FindByPK(ctx, m["pet"], rex["id"], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got["owner"] != nil {
+		t.Errorf("after destroying the owner (cascade), Rex's owner = %v, want null", got["owner"])
+	}
+}
+
+func TestCreateRefusesMissingAssociatedRecords(t *testing.T) {
+	o, m := newORM(t)
+	for _, in := range []map[string]any{
+		{"name": "Rex", "owner": 42.0},
+		{"name": "Rex", "tags": []any{7.0}},
+	} {
+		_, err := o.Create(t.Context(), m["pet"], in)
+		if model.KindOf(err) != model.Invalid {
+			t.Errorf("Create pet %v = %v, want an Invalid error", in, err)
+		}
+	}
+	n, err := o.Count(t.Context(), m["pet"], nil)
+	if err != nil || n != 0 {
+		t.Errorf("pets after refused creates = %d (%v), want 0", n, err)
+	}
+}
