@@ -62,12 +62,21 @@ func (s *Service) Do(ctx context.Context, r *Request, routeParse ParseOptionsFun
 	return nil, &model.Error{Kind: model.NotFound, Msg: fmt.Sprintf("the %s action is not available", r.Action)}
 }
 
-func (s *Service) find(ctx context.Context, m *model.Model, o *Options) (*Result, error) {
-	c, err := criteria.Normalize(o.Criteria, m)
+// query normalises loose criteria and populates for m.
+func (s *Service) query(m *model.Model, raw, rawPops map[string]any) (*criteria.Criteria, []orm.Populate, error) {
+	c, err := criteria.Normalize(raw, m)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	pops, err := s.populates(m, o.Populates, c.Omit)
+	pops, err := s.populates(m, rawPops, c.Omit)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, pops, nil
+}
+
+func (s *Service) find(ctx context.Context, m *model.Model, o *Options) (*Result, error) {
+	c, pops, err := s.query(m, o.Criteria, o.Populates)
 	if err != nil {
 		return nil, err
 	}
@@ -88,13 +97,9 @@ func (s *Service) findOne(ctx context.Context, m *model.Model, o *Options) (*Res
 		return nil, err
 	}
 	// findOne keeps only the key, select and omit (no sort, limit or skip).
-	c, err := criteria.Normalize(map[string]any{
+	c, pops, err := s.query(m, map[string]any{
 		"where": map[string]any{m.PrimaryKey: pk}, "select": o.Criteria["select"], "omit": o.Criteria["omit"],
-	}, m)
-	if err != nil {
-		return nil, err
-	}
-	pops, err := s.populates(m, o.Populates, c.Omit)
+	}, o.Populates)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +145,11 @@ func (s *Service) update(ctx context.Context, m *model.Model, o *Options) (*Resu
 	if after == nil {
 		return nil, notFound()
 	}
-	return s.reread(ctx, m, pk, pops)
+	// after is the row as the update stored it; only associations need reading.
+	if err := s.orm.Populate(ctx, m, []model.Record{after}, pops); err != nil {
+		return nil, err
+	}
+	return &Result{Status: http.StatusOK, Body: m.Serialize(after)}, nil
 }
 
 func (s *Service) destroy(ctx context.Context, m *model.Model, o *Options) (*Result, error) {
@@ -202,18 +211,6 @@ func (s *Service) populate(ctx context.Context, m *model.Model, o *Options) (*Re
 		return &Result{Status: http.StatusOK, Body: out}, nil
 	}
 	return nil, notFound()
-}
-
-// reread answers a write with the record as stored now, populated.
-func (s *Service) reread(ctx context.Context, m *model.Model, pk any, pops []orm.Populate) (*Result, error) {
-	rec, err := s.orm.FindByPK(ctx, m, pk, pops)
-	if err != nil {
-		return nil, err
-	}
-	if rec == nil {
-		return nil, fmt.Errorf("%s %v vanished right after it was written", m.Identity, pk)
-	}
-	return &Result{Status: http.StatusOK, Body: m.Serialize(rec)}, nil
 }
 
 // targetPK reads the one primary key a single-record action acts on from
