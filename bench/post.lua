@@ -1,4 +1,4 @@
--- wrk script: POST /user with a unique e-mail per request. Uniqueness comes from the
+-- wrk script: POST /product with a unique sku per request. Uniqueness comes from the
 -- run's nonce (first script argument), the thread number and a per-thread counter.
 local threads = 0
 
@@ -14,6 +14,6 @@ end
 
 request = function()
   counter = counter + 1
-  local body = string.format('{"name":"Load %d","email":"load-%s-%d-%d@example.com","age":30}', counter, nonce, tid, counter)
-  return wrk.format("POST", "/user", {["Content-Type"] = "application/json"}, body)
+  local body = string.format('{"name":"Item %d","sku":"sku-%s-%d-%d","price":9.5,"stock":3}', counter, nonce, tid, counter)
+  return wrk.format("POST", "/product", {["Content-Type"] = "application/json"}, body)
 end

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Load benchmark: serves the example app with Skiff on SQLite and on PostgreSQL and loads it with
-# wrk (Debian package) at 2 and 4 connections. Prints req/s and p99 latency per endpoint, and
+# Load benchmark: serves the example app with Skiff on SQLite and on PostgreSQL and loads its
+# product model (no associations; 100 rows) with wrk (Debian package) at 2 and 4 connections. Prints req/s and p99 latency per endpoint, and
 # Skiff's resident memory after the load.
 #
 #   bench/run.sh               # both stores, 10 s per measurement
@@ -44,14 +44,14 @@ for store in $STORES; do
   fi
   env "${envs[@]}" "$work/skiff" serve --app "$work/app" --port "$PORT" --host 127.0.0.1 >"$work/$store.log" 2>&1 &
   pid=$!
-  for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$PORT/user?limit=1" >/dev/null && break; sleep 0.1; done
+  for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$PORT/product?limit=1" >/dev/null && break; sleep 0.1; done
   for i in $(seq 1 100); do
     curl -sf -o /dev/null -H 'content-type: application/json' \
-      -d "{\"name\":\"User $i\",\"email\":\"user$i@example.com\",\"age\":$i}" "http://127.0.0.1:$PORT/user"
+      -d "{\"name\":\"Product $i\",\"sku\":\"seed-$i\",\"price\":$i,\"stock\":$i}" "http://127.0.0.1:$PORT/product"
   done
-  measure "GET /user/:id" "http://127.0.0.1:$PORT/user/42"
-  measure "GET /user?limit=30" "http://127.0.0.1:$PORT/user?limit=30"
-  measure "POST /user" "http://127.0.0.1:$PORT/user" bench/post.lua
+  measure "GET /product/:id" "http://127.0.0.1:$PORT/product/42"
+  measure "GET /product?limit=30" "http://127.0.0.1:$PORT/product?limit=30"
+  measure "POST /product" "http://127.0.0.1:$PORT/product" bench/post.lua
   rss=$(awk '/VmRSS/ {print $2}' /proc/$pid/status)
   echo "| $store | RSS after load: $((rss / 1024)) MiB | | | |"
   kill "$pid"; wait "$pid" 2>/dev/null || true

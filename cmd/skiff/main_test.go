@@ -57,7 +57,7 @@ func TestServeExampleAppAndShutDown(t *testing.T) {
 	if base == "" {
 		t.Fatalf("server did not print its address; stdout: %s stderr: %s", stdout.String(), stderr.String())
 	}
-	for _, want := range []string{"environment: development", "datastores: default", "models: 3"} {
+	for _, want := range []string{"environment: development", "datastores: default", "models: 4"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("startup output lacks %q:\n%s", want, stdout.String())
 		}
