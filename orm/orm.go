@@ -39,6 +39,11 @@ func New(schema *model.Schema, stores map[string]datastore.Adapter) (*ORM, error
 	o := &ORM{schema: schema, stores: stores, entries: map[string]*entry{}, now: time.Now}
 	all := append(append([]*model.Model{}, schema.Models()...), schema.Junctions()...)
 	for _, m := range all {
+		if !m.Schema {
+			// The SQL adapters have no place for undeclared keys yet; refusing
+			// beats silently dropping them.
+			return nil, fmt.Errorf("model %s: schema: false is not supported yet: declare every attribute (schema: true)", m.Identity)
+		}
 		a, ok := stores[m.Datastore]
 		if !ok {
 			return nil, fmt.Errorf("model %s: datastore %q is not configured", m.Identity, m.Datastore)
