@@ -313,6 +313,70 @@ func TestBlueprintConformance(t *testing.T) {
 					{method: "PATCH", path: "/pet/1", body: `{"owner":null}`, status: 200, check: wantField("owner", nil)},
 				})
 			})
+			t.Run("collections", func(t *testing.T) {
+				pets := func(n int) func(*testing.T, any, string) {
+					return func(t *testing.T, v any, raw string) {
+						t.Helper()
+						if list, _ := field(t, v, "pets").([]any); len(list) != n {
+							t.Errorf("pets = %s, want %d members", raw, n)
+						}
+					}
+				}
+				tags := func(n int) func(*testing.T, any, string) {
+					return func(t *testing.T, v any, raw string) {
+						t.Helper()
+						if list, _ := field(t, v, "tags").([]any); len(list) != n {
+							t.Errorf("tags = %s, want %d members", raw, n)
+						}
+					}
+				}
+				run(t, srv, vars, []step{
+					{method: "GET", path: "/pet?name=Rex", status: 200, check: wantLen(1)},
+					{method: "POST", path: "/pet", body: `{"name":"Tom"}`, status: 200, save: "tom"},
+					{method: "POST", path: "/pet", body: `{"name":"Max","owner":1}`, status: 200, save: "max"},
+					{method: "POST", path: "/tag", body: `{"label":"red"}`, status: 200, save: "red"},
+					{method: "POST", path: "/tag", body: `{"label":"blue"}`, status: 200, save: "blue"},
+					{method: "GET", path: "/user/1", status: 200, check: pets(1)},
+					// add (one-to-many)
+					{method: "PUT", path: "/user/1/pets/{tom}", status: 200, check: pets(2)},
+					{method: "PUT", path: "/user/1/pets/{tom}", status: 200, check: pets(2)},
+					{method: "PUT", path: "/user/1/pets/999", status: 404},
+					{method: "PUT", path: "/user/999/pets/{tom}", status: 404},
+					{method: "PUT", path: "/user/abc/pets/{tom}", status: 400},
+					{method: "PUT", path: "/user/1/pets/abc", status: 400, check: wantCode("E_INVALID_ASSOCIATED_IDS")},
+					{method: "GET", path: "/pet/{tom}", status: 200, check: func(t *testing.T, v any, raw string) {
+						if o, _ := field(t, v, "owner").(map[string]any); o["id"] != 1.0 {
+							t.Errorf("Tom's owner = %s, want user 1 (the other side follows)", raw)
+						}
+					}},
+					// replace (one-to-many)
+					{method: "PUT", path: "/user/1/pets", body: `[{tom}]`, status: 200, check: pets(1)},
+					{method: "GET", path: "/pet/{max}", status: 200, check: wantField("owner", nil)},
+					{method: "PUT", path: "/user/1/pets", body: `{"fks":[{tom},{max}]}`, status: 200, check: pets(2)},
+					{method: "PUT", path: "/user/1/pets", body: `[{tom},999]`, status: 400, check: wantCode("E_INVALID_ASSOCIATED_IDS")},
+					{method: "GET", path: "/user/1", status: 200, check: pets(2)},
+					{method: "PUT", path: "/user/999/pets", body: `[]`, status: 404},
+					{method: "PUT", path: "/user/1/pets", body: `{"name":"x"}`, status: 400},
+					// remove (one-to-many)
+					{method: "DELETE", path: "/user/1/pets/{max}", status: 200, check: pets(1)},
+					{method: "DELETE", path: "/user/1/pets/{max}", status: 200, check: pets(1)},
+					{method: "DELETE", path: "/user/1/pets/999", status: 404},
+					{method: "DELETE", path: "/user/999/pets/{max}", status: 404},
+					// singular associations change through update
+					{method: "PUT", path: "/pet/{max}/owner/1", status: 400},
+					// many-to-many, seen from both sides
+					{method: "PUT", path: "/pet/{tom}/tags/{red}", status: 200, check: tags(1)},
+					{method: "PUT", path: "/pet/{tom}/tags/{red}", status: 200, check: tags(1)},
+					{method: "GET", path: "/tag/{red}", status: 200, check: pets(1)},
+					{method: "PUT", path: "/pet/{tom}/tags", body: `[{red},{blue},{blue}]`, status: 200, check: tags(2)},
+					{method: "GET", path: "/tag/{blue}/pets", status: 200, check: wantLen(1)},
+					{method: "GET", path: "/pet/{tom}/tags/replace?tags=[{blue}]", status: 200, check: tags(1)},
+					{method: "GET", path: "/tag/{red}", status: 200, check: pets(0)},
+					{method: "GET", path: "/pet/{tom}/tags/add/{red}", status: 200, check: tags(2)},
+					{method: "DELETE", path: "/pet/{tom}/tags/{blue}", status: 200, check: tags(1)},
+					{method: "GET", path: "/pet/{tom}/tags/remove/{red}", status: 200, check: tags(0)},
+				})
+			})
 			t.Run("destroy", func(t *testing.T) {
 				run(t, srv, vars, []step{
 					{method: "DELETE", path: "/user/{bo}", status: 200, check: wantField("name", "Bo")},

@@ -58,6 +58,8 @@ func (s *Service) Do(ctx context.Context, r *Request, routeParse ParseOptionsFun
 		return s.destroy(ctx, m, opts)
 	case Populate:
 		return s.populate(ctx, m, opts)
+	case Add, Remove, Replace:
+		return s.changeCollection(ctx, r.Action, m, opts)
 	}
 	return nil, &model.Error{Kind: model.NotFound, Msg: fmt.Sprintf("the %s action is not available", r.Action)}
 }
@@ -293,4 +295,44 @@ func freshPopulates(m *model.Model, newRecord map[string]any, rec model.Record, 
 		kept = append(kept, p)
 	}
 	return kept
+}
+
+// changeCollection runs add, remove or replace and answers the parent,
+// populated, with exactly the resulting members.
+func (s *Service) changeCollection(ctx context.Context, action Action, m *model.Model, o *Options) (*Result, error) {
+	pops, err := s.populates(m, o.Populates, nil)
+	if err != nil {
+		return nil, err
+	}
+	if o.TargetRecordID == nil {
+		return nil, model.Errorf(model.Invalid, model.CodeInvalidTargetIDs, "%s needs the parent's primary key in the URL.", action)
+	}
+	switch action {
+	case Replace:
+		_, err = s.orm.Replace(ctx, m, o.Alias, o.TargetRecordID, o.AssociatedIDs)
+	default:
+		if len(o.AssociatedIDs) != 1 || o.AssociatedIDs[0] == nil {
+			return nil, model.Errorf(model.Invalid, model.CodeInvalidAssociatedIDs, "%s needs the child's primary key in the URL.", action)
+		}
+		if action == Add {
+			_, err = s.orm.AddTo(ctx, m, o.Alias, o.TargetRecordID, o.AssociatedIDs[0])
+		} else {
+			_, err = s.orm.RemoveFrom(ctx, m, o.Alias, o.TargetRecordID, o.AssociatedIDs[0])
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	pk, err := m.NormalizePK(o.TargetRecordID)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := s.orm.FindByPK(ctx, m, pk, pops)
+	if err != nil {
+		return nil, err
+	}
+	if rec == nil {
+		return nil, notFound()
+	}
+	return &Result{Status: http.StatusOK, Body: m.Serialize(rec)}, nil
 }

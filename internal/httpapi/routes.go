@@ -99,6 +99,7 @@ func pathParams(path string) []string {
 var blueprintActions = map[string]blueprint.Action{
 	"find": blueprint.Find, "findone": blueprint.FindOne, "create": blueprint.Create,
 	"update": blueprint.Update, "destroy": blueprint.Destroy, "populate": blueprint.Populate,
+	"add": blueprint.Add, "remove": blueprint.Remove, "replace": blueprint.Replace,
 }
 
 func (h *handler) addCustom(rt Route) error {
@@ -152,7 +153,8 @@ func (h *handler) actionTarget(rt Route) (http.Handler, error) {
 		return nil, fmt.Errorf("unknown action %q", rt.Action)
 	}
 	alias, _ := rt.Options["alias"].(string)
-	if bp == blueprint.Populate {
+	switch bp {
+	case blueprint.Populate, blueprint.Add, blueprint.Remove, blueprint.Replace:
 		if a := m.Attr(alias); a == nil || !a.IsAssociation() {
 			return nil, fmt.Errorf("action %q needs the route option alias naming an association of %s", rt.Action, identity)
 		}
@@ -207,6 +209,15 @@ func (h *handler) addShadowRoutes() error {
 				func() error { return add("GET", b+"/update/:id", blueprint.Update, m, "") },
 				func() error { return add("GET", b+"/destroy/:id", blueprint.Destroy, m, "") },
 			)
+			// Bound for singular associations too, so that a client trying
+			// them learns to use update (400) instead of getting a 404.
+			for _, a := range associations(m) {
+				routes = append(routes,
+					func() error { return add("GET", b+"/:parentid/"+a+"/add/:childid", blueprint.Add, m, a) },
+					func() error { return add("GET", b+"/:parentid/"+a+"/replace", blueprint.Replace, m, a) },
+					func() error { return add("GET", b+"/:parentid/"+a+"/remove/:childid", blueprint.Remove, m, a) },
+				)
+			}
 			if !bp.Rest {
 				for _, a := range associations(m) {
 					routes = append(routes, func() error { return add("GET", b+"/:parentid/"+a, blueprint.Populate, m, a) })
@@ -222,6 +233,13 @@ func (h *handler) addShadowRoutes() error {
 				func() error { return add("DELETE", br+"/:id?", blueprint.Destroy, m, "") },
 				func() error { return add("PUT", br+"/:id", blueprint.Update, m, "") },
 			)
+			for _, a := range associations(m) {
+				routes = append(routes,
+					func() error { return add("PUT", br+"/:parentid/"+a+"/:childid", blueprint.Add, m, a) },
+					func() error { return add("PUT", br+"/:parentid/"+a, blueprint.Replace, m, a) },
+					func() error { return add("DELETE", br+"/:parentid/"+a+"/:childid", blueprint.Remove, m, a) },
+				)
+			}
 			for _, a := range associations(m) {
 				routes = append(routes, func() error { return add("GET", br+"/:parentid/"+a, blueprint.Populate, m, a) })
 			}

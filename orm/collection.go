@@ -1,0 +1,257 @@
+package orm
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/skiffhq/skiff/criteria"
+	"github.com/skiffhq/skiff/datastore"
+	"github.com/skiffhq/skiff/model"
+)
+
+// Change reports what a collection operation did to the parent's
+// collection: the ids that became members and those that stopped being
+// members. Both are empty when nothing changed.
+type Change struct {
+	Added, Removed []any
+}
+
+// collection checks that alias is a plural association of m and normalises
+// the parent's key; it returns the attribute and the key.
+func (o *ORM) collection(m *model.Model, alias string, parent any) (*model.Attribute, any, error) {
+	a := m.Attr(alias)
+	switch {
+	case a == nil || !a.IsAssociation():
+		return nil, nil, model.Errorf(model.Invalid, "E_INVALID_COLLECTION_ATTR_NAME",
+			"`%s` is not an association of %s.", alias, m.Identity)
+	case a.IsSingular():
+		return nil, nil, model.Errorf(model.Invalid, "E_INVALID_COLLECTION_ATTR_NAME",
+			"`%s` is a singular association of %s: set it with update (PATCH /%s/:id) instead.", alias, m.Identity, m.Identity)
+	}
+	pk, err := m.NormalizePK(parent)
+	if err != nil {
+		return nil, nil, model.Errorf(model.Invalid, model.CodeInvalidTargetIDs,
+			"%s is not a valid primary key for %s.", model.Describe(parent), m.Identity)
+	}
+	return a, pk, nil
+}
+
+// childIDs normalises ids to the target's key type and removes duplicates.
+func childIDs(a *model.Attribute, ids []any) ([]any, error) {
+	target := a.Assoc.Target
+	out := make([]any, 0, len(ids))
+	for _, id := range ids {
+		v, err := target.NormalizePK(id)
+		if err != nil {
+			return nil, model.Errorf(model.Invalid, model.CodeInvalidAssociatedIDs,
+				"%s is not a valid primary key for %s.", model.Describe(id), target.Identity)
+		}
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// members returns the current member ids of the parent's collection.
+func (o *ORM) members(ctx context.Context, a *model.Attribute, parent any) ([]any, error) {
+	if a.Assoc.Kind == model.HasMany {
+		target := a.Assoc.Target
+		recs, err := o.Find(ctx, target, &criteria.Criteria{
+			Where: &criteria.Cmp{Attr: a.Assoc.Inverse.Name, Op: criteria.Eq, Value: parent},
+			Limit: criteria.Unlimited, Select: []string{target.PrimaryKey},
+		}, nil)
+		if err != nil {
+			return nil, err
+		}
+		return distinct(recs, target.PrimaryKey), nil
+	}
+	join := a.Assoc.Join
+	links, err := o.Find(ctx, join.Model, &criteria.Criteria{
+		Where: &criteria.Cmp{Attr: join.ParentAttr, Op: criteria.Eq, Value: parent},
+		Limit: criteria.Unlimited,
+	}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return distinct(links, join.ChildAttr), nil
+}
+
+// Replace makes ids exactly the members of the collection alias of the
+// record of m with key parent, in one transaction. A missing parent is a
+// NotFound error and ids of records that do not exist an Invalid one;
+// either way nothing changes.
+func (o *ORM) Replace(ctx context.Context, m *model.Model, alias string, parent any, ids []any) (Change, error) {
+	a, pk, err := o.collection(m, alias, parent)
+	if err != nil {
+		return Change{}, err
+	}
+	want, err := childIDs(a, ids)
+	if err != nil {
+		return Change{}, err
+	}
+	var ch Change
+	err = o.InTx(ctx, m.Datastore, func(ctx context.Context) error {
+		if err := o.requireRecord(ctx, m, pk); err != nil {
+			return err
+		}
+		if err := o.requireAll(ctx, a, want); err != nil {
+			return err
+		}
+		have, err := o.members(ctx, a, pk)
+		if err != nil {
+			return err
+		}
+		for _, id := range have {
+			if !slices.Contains(want, id) {
+				ch.Removed = append(ch.Removed, id)
+			}
+		}
+		for _, id := range want {
+			if !slices.Contains(have, id) {
+				ch.Added = append(ch.Added, id)
+			}
+		}
+		return o.apply(ctx, a, pk, ch)
+	})
+	if err != nil {
+		return Change{}, wrap("replace", m, err)
+	}
+	return ch, nil
+}
+
+// AddTo makes child a member of the collection alias of the record of m
+// with key parent. Adding a member again changes nothing.
+func (o *ORM) AddTo(ctx context.Context, m *model.Model, alias string, parent, child any) (Change, error) {
+	return o.addOrRemove(ctx, m, alias, parent, child, true)
+}
+
+// RemoveFrom removes child from the collection alias of the record of m
+// with key parent. Removing a record that is not a member changes nothing.
+func (o *ORM) RemoveFrom(ctx context.Context, m *model.Model, alias string, parent, child any) (Change, error) {
+	return o.addOrRemove(ctx, m, alias, parent, child, false)
+}
+
+func (o *ORM) addOrRemove(ctx context.Context, m *model.Model, alias string, parent, child any, add bool) (Change, error) {
+	a, pk, err := o.collection(m, alias, parent)
+	if err != nil {
+		return Change{}, err
+	}
+	ids, err := childIDs(a, []any{child})
+	if err != nil {
+		return Change{}, err
+	}
+	id := ids[0]
+	var ch Change
+	err = o.InTx(ctx, m.Datastore, func(ctx context.Context) error {
+		if err := o.requireRecord(ctx, m, pk); err != nil {
+			return err
+		}
+		if err := o.requireRecord(ctx, a.Assoc.Target, id); err != nil {
+			return err
+		}
+		have, err := o.members(ctx, a, pk)
+		if err != nil {
+			return err
+		}
+		switch member := slices.Contains(have, id); {
+		case add && !member:
+			ch.Added = []any{id}
+		case !add && member:
+			ch.Removed = []any{id}
+		}
+		return o.apply(ctx, a, pk, ch)
+	})
+	if err != nil {
+		op := "remove"
+		if add {
+			op = "add"
+		}
+		return Change{}, wrap(op, m, err)
+	}
+	return ch, nil
+}
+
+// apply writes a computed change of the parent's collection.
+func (o *ORM) apply(ctx context.Context, a *model.Attribute, parent any, ch Change) error {
+	if len(ch.Removed) > 0 {
+		if err := o.unlink(ctx, a, parent, ch.Removed); err != nil {
+			return err
+		}
+	}
+	if len(ch.Added) > 0 {
+		e, err := o.entry(a.Assoc.Target)
+		if err != nil {
+			return err
+		}
+		return o.link(ctx, e, a, parent, ch.Added)
+	}
+	return nil
+}
+
+// unlink removes ids from the parent's collection: one-to-many children get
+// a null key (refused when that key is required), join rows are deleted.
+func (o *ORM) unlink(ctx context.Context, a *model.Attribute, parent any, ids []any) error {
+	if a.Assoc.Kind == model.HasMany {
+		via := a.Assoc.Inverse
+		if via.Required {
+			return model.Errorf(model.Invalid, model.CodeInvalidAssociatedIDs,
+				"Cannot remove %s from `%s`: their `%s` is required.", describeIDs(ids), a.Name, via.Name)
+		}
+		te, err := o.entry(a.Assoc.Target)
+		if err != nil {
+			return err
+		}
+		where := &criteria.And{Exprs: []criteria.Expr{
+			&criteria.Cmp{Attr: via.Name, Op: criteria.Eq, Value: parent},
+			&criteria.Cmp{Attr: te.model.PrimaryKey, Op: criteria.In, Value: ids},
+		}}
+		_, err = o.adapter(ctx, te).Update(ctx, &datastore.Query{
+			Table: te.table, Limit: criteria.Unlimited, Where: criteria.Rename(where, te.column),
+		}, te.toRow(model.Record{via.Name: nil}))
+		return err
+	}
+	join := a.Assoc.Join
+	je, err := o.entry(join.Model)
+	if err != nil {
+		return err
+	}
+	where := &criteria.And{Exprs: []criteria.Expr{
+		&criteria.Cmp{Attr: join.ParentAttr, Op: criteria.Eq, Value: parent},
+		&criteria.Cmp{Attr: join.ChildAttr, Op: criteria.In, Value: ids},
+	}}
+	_, err = o.adapter(ctx, je).Destroy(ctx, &datastore.Query{
+		Table: je.table, Limit: criteria.Unlimited, Where: criteria.Rename(where, je.column),
+	})
+	return err
+}
+
+// requireRecord answers NotFound when m has no record with key pk.
+func (o *ORM) requireRecord(ctx context.Context, m *model.Model, pk any) error {
+	n, err := o.Count(ctx, m, pkWhere(m, pk))
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return &model.Error{Kind: model.NotFound, Msg: fmt.Sprintf("no %s record has the primary key %s", m.Identity, model.Describe(pk))}
+	}
+	return nil
+}
+
+// requireAll refuses ids naming records that do not exist.
+func (o *ORM) requireAll(ctx context.Context, a *model.Attribute, ids []any) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	target := a.Assoc.Target
+	n, err := o.Count(ctx, target, &criteria.Cmp{Attr: target.PrimaryKey, Op: criteria.In, Value: ids})
+	if err != nil {
+		return err
+	}
+	if n != int64(len(ids)) {
+		return &model.Error{Kind: model.Invalid, Code: model.CodeInvalidAssociatedIDs, Attrs: []string{a.Name},
+			Msg: fmt.Sprintf("Could not use specified `%s`: no %s record has the primary key %s.", a.Name, target.Identity, describeIDs(ids))}
+	}
+	return nil
+}
