@@ -127,6 +127,15 @@ type Adapter interface {
 	Close() error
 }
 
+// Locker is an optional capability of the Adapter an InTx callback
+// receives: Lock locks the rows matching q until the transaction ends, so
+// concurrent transactions that lock the same rows run one after the other.
+// Adapters whose transactions are already serialised (SQLite's single
+// writer) need not implement it.
+type Locker interface {
+	Lock(ctx context.Context, q *Query) error
+}
+
 // UniqueError reports a unique-constraint violation (Waterline E_UNIQUE).
 // Columns lists the offending columns when the engine tells them.
 type UniqueError struct {

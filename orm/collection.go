@@ -93,6 +93,9 @@ func (o *ORM) Replace(ctx context.Context, m *model.Model, alias string, parent 
 	}
 	var ch Change
 	err = o.InTx(ctx, m.Datastore, func(ctx context.Context) error {
+		if err := o.lockParent(ctx, m, pk); err != nil {
+			return err
+		}
 		if err := o.requireRecord(ctx, m, pk); err != nil {
 			return err
 		}
@@ -145,6 +148,9 @@ func (o *ORM) addOrRemove(ctx context.Context, m *model.Model, alias string, par
 	id := ids[0]
 	var ch Change
 	err = o.InTx(ctx, m.Datastore, func(ctx context.Context) error {
+		if err := o.lockParent(ctx, m, pk); err != nil {
+			return err
+		}
 		if err := o.requireRecord(ctx, m, pk); err != nil {
 			return err
 		}
@@ -225,6 +231,20 @@ func (o *ORM) unlink(ctx context.Context, a *model.Attribute, parent any, ids []
 		Table: je.table, Limit: criteria.Unlimited, Where: criteria.Rename(where, je.column),
 	})
 	return err
+}
+
+// lockParent serialises concurrent collection changes of one parent on
+// engines whose transactions run concurrently (PostgreSQL).
+func (o *ORM) lockParent(ctx context.Context, m *model.Model, pk any) error {
+	e, err := o.entry(m)
+	if err != nil {
+		return err
+	}
+	l, ok := o.adapter(ctx, e).(datastore.Locker)
+	if !ok {
+		return nil
+	}
+	return l.Lock(ctx, &datastore.Query{Table: e.table, Limit: criteria.Unlimited, Where: criteria.Rename(pkWhere(m, pk), e.column)})
 }
 
 // requireRecord answers NotFound when m has no record with key pk.

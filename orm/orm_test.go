@@ -15,6 +15,16 @@ import (
 // (one-to-many) and tags (many-to-many with pets); owners cascade.
 func newORM(t *testing.T) (*orm.ORM, map[string]*model.Model) {
 	t.Helper()
+	db, err := sqlite.Open(t.Context(), datastore.Config{Name: "default", URL: ":memory:"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newORMOn(t, db)
+}
+
+// newORMOn is newORM over the given adapter, which it closes at cleanup.
+func newORMOn(t *testing.T, db datastore.Adapter) (*orm.ORM, map[string]*model.Model) {
+	t.Helper()
 	defaults := map[string]any{"migrate": "drop", "attributes": map[string]any{
 		"id": map[string]any{"type": "number", "autoIncrement": true},
 	}}
@@ -38,10 +48,6 @@ func newORM(t *testing.T) (*orm.ORM, map[string]*model.Model) {
 		list = append(list, m)
 	}
 	schema, err := model.NewSchema(list)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := sqlite.Open(t.Context(), datastore.Config{Name: "default", URL: ":memory:"})
 	if err != nil {
 		t.Fatal(err)
 	}

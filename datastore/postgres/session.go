@@ -26,6 +26,29 @@ func (s *session) Find(ctx context.Context, q *datastore.Query) ([]datastore.Rec
 	return recs, nil
 }
 
+// Lock implements datastore.Locker with SELECT ... FOR UPDATE; outside a
+// transaction the lock would end with the statement, so it does nothing there.
+func (s *session) Lock(ctx context.Context, q *datastore.Query) error {
+	if s.tx == nil {
+		return nil
+	}
+	sel := *q
+	sel.Select = []string{q.Table.PrimaryKey}
+	st, err := sqlgen.Select(s.d, &sel)
+	if err != nil {
+		return fmt.Errorf("lock: %w", err)
+	}
+	rows, err := s.q.Query(ctx, st.SQL+" FOR UPDATE", st.Args...)
+	if err != nil {
+		return fmt.Errorf("lock %s: %w", q.Table.Name, err)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("lock %s: %w", q.Table.Name, err)
+	}
+	return nil
+}
+
 // Count implements datastore.Adapter.
 func (s *session) Count(ctx context.Context, q *datastore.Query) (int64, error) {
 	st, err := sqlgen.Count(s.d, q)

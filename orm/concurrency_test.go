@@ -1,0 +1,101 @@
+package orm_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/skiffhq/skiff/criteria"
+	"github.com/skiffhq/skiff/datastore"
+	"github.com/skiffhq/skiff/datastore/postgres"
+	"github.com/skiffhq/skiff/internal/testenv"
+	"github.com/skiffhq/skiff/model"
+	"github.com/skiffhq/skiff/orm"
+)
+
+// TestConcurrentCollectionChanges runs many add, remove and replace calls on
+// the same parents at once, then checks that both sides of every
+// association agree and that no join row is duplicated.
+func TestConcurrentCollectionChanges(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) { concurrentCollectionChanges(t, newORM) })
+	t.Run("postgres", func(t *testing.T) {
+		concurrentCollectionChanges(t, func(t *testing.T) (*orm.ORM, map[string]*model.Model) {
+			db, err := postgres.Open(t.Context(), datastore.Config{Name: "default", URL: testenv.Postgres(t)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return newORMOn(t, db)
+		})
+	})
+}
+
+func concurrentCollectionChanges(t *testing.T, open func(*testing.T) (*orm.ORM, map[string]*model.Model)) {
+	o, m := open(t)
+	ctx := t.Context()
+	var pets, tags []any
+	for i := range 4 {
+		pets = append(pets, mustCreate(t, o, m["pet"], map[string]any{"name": fmt.Sprint("pet", i)})["id"])
+	}
+	for i := range 6 {
+		tags = append(tags, mustCreate(t, o, m["tag"], map[string]any{"label": fmt.Sprint("tag", i)})["id"])
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 1000)
+	for g := range 8 {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(g), 1))
+			for range 40 {
+				pet := pets[r.IntN(len(pets))]
+				tag := tags[r.IntN(len(tags))]
+				var err error
+				switch r.IntN(3) {
+				case 0:
+					_, err = o.AddTo(ctx, m["pet"], "tags", pet, tag)
+				case 1:
+					_, err = o.RemoveFrom(ctx, m["pet"], "tags", pet, tag)
+				default:
+					n := r.IntN(len(tags))
+					_, err = o.Replace(ctx, m["pet"], "tags", pet, tags[:n])
+				}
+				if err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("collection change failed under concurrency: %v", err)
+	}
+	all := &criteria.Criteria{Limit: criteria.Unlimited}
+	petRecs, err := o.Find(ctx, m["pet"], all, []orm.Populate{{Attr: "tags"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tagRecs, err := o.Find(ctx, m["tag"], all, []orm.Populate{{Attr: "pets"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromPets := map[[2]any]int{}
+	for _, p := range petRecs {
+		for _, tg := range p["tags"].([]model.Record) {
+			fromPets[[2]any{p["id"], tg["id"]}]++
+		}
+	}
+	fromTags := map[[2]any]int{}
+	for _, tg := range tagRecs {
+		for _, p := range tg["pets"].([]model.Record) {
+			fromTags[[2]any{p["id"], tg["id"]}]++
+		}
+	}
+	for pair, n := range fromPets {
+		if n != 1 || fromTags[pair] != 1 {
+			t.Errorf("pair %v seen %d times from pets and %d from tags, want once each", pair, n, fromTags[pair])
+		}
+	}
+	if len(fromPets) != len(fromTags) {
+		t.Errorf("pets see %d links, tags see %d", len(fromPets), len(fromTags))
+	}
+}
