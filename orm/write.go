@@ -143,6 +143,9 @@ func (o *ORM) Destroy(ctx context.Context, m *model.Model, pk any) (model.Record
 					}
 				}
 			}
+			if err := o.clearReferences(ctx, m, pk); err != nil {
+				return err
+			}
 		}
 		_, err := o.adapter(ctx, e).Destroy(ctx, &datastore.Query{
 			Table: e.table, Where: criteria.Rename(pkWhere(m, pk), e.column), Limit: criteria.Unlimited,
@@ -211,6 +214,31 @@ func (o *ORM) link(ctx context.Context, e *entry, a *model.Attribute, parent any
 		_, err = o.adapter(ctx, je).Create(ctx, je.table, rows)
 		return je.classify(err, model.CodeInvalidNewRecord)
 	}
+}
+
+// clearReferences sets to null every singular key, on any user model, that
+// points at the record of m with key pk (those without an inverse
+// collection too), so no dangling key survives a cascading destroy.
+func (o *ORM) clearReferences(ctx context.Context, m *model.Model, pk any) error {
+	for _, other := range o.schema.Models() {
+		for _, name := range other.Order {
+			a := other.Attributes[name]
+			if !a.IsSingular() || a.Model != m.Identity || a.Required {
+				continue
+			}
+			oe, err := o.entry(other)
+			if err != nil {
+				return err
+			}
+			if _, err := o.adapter(ctx, oe).Update(ctx, &datastore.Query{
+				Table: oe.table, Limit: criteria.Unlimited,
+				Where: criteria.Rename(&criteria.Cmp{Attr: name, Op: criteria.Eq, Value: pk}, oe.column),
+			}, oe.toRow(model.Record{name: nil})); err != nil {
+				return fmt.Errorf("clear %s.%s: %w", other.Identity, name, err)
+			}
+		}
+	}
+	return nil
 }
 
 // unlinkAll empties the collection a of the parent record.
