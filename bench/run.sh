@@ -5,6 +5,7 @@
 #
 #   bench/run.sh               # both stores, 10 s per measurement
 #   DURATION=5s STORES=sqlite bench/run.sh
+#   ASSOC=0 bench/run.sh       # skip the association measurements
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-10s}
@@ -52,6 +53,27 @@ for store in $STORES; do
   measure "GET /product/:id" "http://127.0.0.1:$PORT/product/42"
   measure "GET /product?limit=30" "http://127.0.0.1:$PORT/product?limit=30"
   measure "POST /product" "http://127.0.0.1:$PORT/product" bench/post.lua
+  if [ "${ASSOC:-1}" = 1 ]; then
+    # Associations: 100 users with 10 pets each (one-to-many), 100 tags with 10 pets each
+    # (many-to-many), all populated by default.
+    for u in $(seq 1 100); do
+      curl -sf -o /dev/null -H 'content-type: application/json' \
+        -d "{\"name\":\"User $u\",\"email\":\"user$u@example.com\"}" "http://127.0.0.1:$PORT/user"
+    done
+    for p in $(seq 1 1000); do
+      curl -sf -o /dev/null -H 'content-type: application/json' \
+        -d "{\"name\":\"Pet $p\",\"owner\":$(( (p + 9) / 10 ))}" "http://127.0.0.1:$PORT/pet"
+    done
+    for t in $(seq 1 100); do
+      first=$(( (t - 1) * 10 + 1 ))
+      ids=$(seq -s, "$first" $((first + 9)))
+      curl -sf -o /dev/null -H 'content-type: application/json' \
+        -d "{\"label\":\"tag $t\",\"pets\":[$ids]}" "http://127.0.0.1:$PORT/tag"
+    done
+    measure "GET /user?limit=30 (1-n x10)" "http://127.0.0.1:$PORT/user?limit=30"
+    measure "GET /tag?limit=30 (n-n x10)" "http://127.0.0.1:$PORT/tag?limit=30"
+    measure "PUT /tag/1/pets (10 ids)" "http://127.0.0.1:$PORT/tag/1/pets" bench/replace.lua
+  fi
   rss=$(awk '/VmRSS/ {print $2}' /proc/$pid/status)
   echo "| $store | RSS after load: $((rss / 1024)) MiB | | | |"
   kill "$pid"; wait "$pid" 2>/dev/null || true

@@ -40,6 +40,9 @@ type Column struct {
 	PrimaryKey    bool
 	AutoIncrement bool
 	Unique        bool
+	// Indexed asks for a plain (non-unique) index, as foreign-key columns
+	// want for population.
+	Indexed bool
 	// NotNull is set for primary keys and join-table key columns only;
 	// Skiff enforces required attributes itself.
 	NotNull bool

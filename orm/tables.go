@@ -23,6 +23,8 @@ func tableFor(s *model.Schema, m *model.Model) *datastore.Table {
 			AutoIncrement: a.AutoIncrement,
 			Unique:        a.Unique || name == m.PrimaryKey,
 			NotNull:       name == m.PrimaryKey,
+			// Population and collection changes look rows up by their keys.
+			Indexed: a.IsSingular(),
 		}
 		if a.ColumnType != "" && !strings.HasPrefix(a.ColumnType, "_") {
 			c.Type = a.ColumnType

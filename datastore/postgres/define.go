@@ -74,7 +74,7 @@ func (s *session) alter(ctx context.Context, t *datastore.Table) error {
 			stmts = append(stmts, sqlgen.AddColumn(s.d, t.Name, &t.Columns[i]))
 		}
 	}
-	for _, ix := range sqlgen.UniqueIndexes(s.d, t) {
+	for _, ix := range sqlgen.Indexes(s.d, t) {
 		stmts = append(stmts, sqlgen.CreateIndex(s.d, t.Name, ix))
 	}
 	for _, st := range stmts {

@@ -92,9 +92,9 @@ func alter(ctx context.Context, d *sqlgen.Dialect, r runner, t *datastore.Table)
 			return fmt.Errorf("define %s: add column %s: %w", t.Name, c.Name, err)
 		}
 	}
-	for _, ix := range sqlgen.UniqueIndexes(d, t) {
+	for _, ix := range sqlgen.Indexes(d, t) {
 		if err := r.execDDL(ctx, sqlgen.CreateIndex(d, t.Name, ix)); err != nil {
-			return fmt.Errorf("define %s: unique index on %v: %w", t.Name, ix.Columns, err)
+			return fmt.Errorf("define %s: index on %v: %w", t.Name, ix.Columns, err)
 		}
 	}
 	return nil

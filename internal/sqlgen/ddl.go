@@ -8,10 +8,32 @@ import (
 	"github.com/skiffhq/skiff/datastore"
 )
 
-// Index is a unique index Define maintains for a table.
+// Index is an index Define maintains for a table.
 type Index struct {
 	Name    string
 	Columns []string
+	// Plain marks a non-unique index (Column.Indexed).
+	Plain bool
+}
+
+// Indexes lists every index t needs besides its primary key: the unique
+// ones (UniqueIndexes), then a plain one per Indexed column that is not
+// already the first column of a unique index.
+func Indexes(d *Dialect, t *datastore.Table) []Index {
+	idx := UniqueIndexes(d, t)
+	for _, c := range t.Columns {
+		if !c.Indexed || c.PrimaryKey || c.Unique {
+			continue
+		}
+		covered := false
+		for _, ix := range idx {
+			covered = covered || ix.Columns[0] == c.Name
+		}
+		if !covered {
+			idx = append(idx, Index{Name: IndexName(d, t.Name, []string{c.Name}, "idx"), Columns: []string{c.Name}, Plain: true})
+		}
+	}
+	return idx
 }
 
 // UniqueIndexes lists the unique indexes t needs besides its primary key:
@@ -104,17 +126,21 @@ func CreateTable(d *Dialect, t *datastore.Table) []string {
 	}
 	sb.WriteString(")")
 	stmts := []string{sb.String()}
-	for _, ix := range UniqueIndexes(d, t) {
+	for _, ix := range Indexes(d, t) {
 		stmts = append(stmts, CreateIndex(d, t.Name, ix))
 	}
 	return stmts
 }
 
-// CreateIndex returns the statement creating the unique index ix on table
-// if it does not exist.
+// CreateIndex returns the statement creating the index ix on table if it
+// does not exist.
 func CreateIndex(d *Dialect, table string, ix Index) string {
 	var sb strings.Builder
-	sb.WriteString("CREATE UNIQUE INDEX IF NOT EXISTS ")
+	if ix.Plain {
+		sb.WriteString("CREATE INDEX IF NOT EXISTS ")
+	} else {
+		sb.WriteString("CREATE UNIQUE INDEX IF NOT EXISTS ")
+	}
 	d.writeIdent(&sb, ix.Name)
 	sb.WriteString(" ON ")
 	d.writeIdent(&sb, table)
