@@ -197,18 +197,20 @@ func (o *ORM) populateHasMany(ctx context.Context, e *entry, a *model.Attribute,
 	}
 	sub.Where = andIn(sub.Where, via.Name, distinct(recs, pk))
 	q := te.query(&sub)
-	q.PartitionBy = via.ColumnName
 	if q.Select != nil {
 		q.Select = appendMissing(q.Select, via.ColumnName)
 	}
-	rows, err := o.adapter(ctx, te).Find(ctx, q)
+	rows, err := o.childRows(ctx, te, q, via.ColumnName, len(recs))
 	if err != nil {
 		return err
 	}
 	byParent := map[any][]model.Record{}
 	for _, row := range rows {
 		child := te.fromRow(row)
-		byParent[child[via.Name]] = append(byParent[child[via.Name]], child)
+		parent := child[via.Name]
+		if int64(len(byParent[parent])) < sub.Limit {
+			byParent[parent] = append(byParent[parent], child)
+		}
 	}
 	for _, r := range recs {
 		if kids := byParent[r[pk]]; kids != nil {
@@ -217,6 +219,26 @@ func (o *ORM) populateHasMany(ctx context.Context, e *entry, a *model.Attribute,
 		}
 	}
 	return nil
+}
+
+// childRows reads the children of up to parents parents, at most q.Limit
+// each (after q.Skip). Small collections are read with one plain query
+// capped at parents*limit+1 rows: when fewer come back, that was every
+// child, and the caller trims each parent's list. Otherwise the query is run
+// again with per-parent limits in the database (window functions), which
+// is slower on small sets but bounded on large ones.
+func (o *ORM) childRows(ctx context.Context, te *entry, q *datastore.Query, partition string, parents int) ([]datastore.Record, error) {
+	a := o.adapter(ctx, te)
+	if q.Skip == 0 && q.Limit < criteria.Unlimited/int64(parents+1) {
+		plain := *q
+		plain.Limit = int64(parents)*q.Limit + 1
+		rows, err := a.Find(ctx, &plain)
+		if err != nil || int64(len(rows)) < plain.Limit {
+			return rows, err
+		}
+	}
+	q.PartitionBy = partition
+	return a.Find(ctx, q)
 }
 
 // populateJoined reads the join rows of every parent, then their children,
