@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"log/slog"
 	"net/http"
 
@@ -78,12 +77,16 @@ func writeText(w http.ResponseWriter, status int, body string) {
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	// Express's res.json does not escape <, > and & either (appendJSON
+	// never does).
+	body, err := appendJSON(make([]byte, 0, 1024), v)
+	if err != nil {
+		writeText(w, http.StatusInternalServerError, "Internal Server Error")
+		return
+	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	// Express's res.json does not escape <, > and & either.
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
+	_, _ = w.Write(append(body, '\n'))
 }
 
 // defaultCode names errors that were classified without a Waterline code.
