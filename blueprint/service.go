@@ -125,18 +125,11 @@ func (s *Service) create(ctx context.Context, m *model.Model, o *Options) (*Resu
 		return nil, err
 	}
 	// The new record is as stored; only its associations need reading.
-	if err := s.orm.Populate(ctx, m, []model.Record{rec}, freshPopulates(m, o.NewRecord, rec, pops)); err != nil {
-		return nil, err
-	}
-	return &Result{Status: http.StatusOK, Body: m.Serialize(rec)}, nil
+	return s.answer(ctx, m, rec, freshPopulates(m, o.NewRecord, rec, pops))
 }
 
 func (s *Service) update(ctx context.Context, m *model.Model, o *Options) (*Result, error) {
-	pk, err := s.targetPK(m, o.Criteria)
-	if err != nil {
-		return nil, err
-	}
-	pops, err := s.populates(m, o.Populates, nil)
+	pk, pops, err := s.target(m, o)
 	if err != nil {
 		return nil, err
 	}
@@ -148,18 +141,33 @@ func (s *Service) update(ctx context.Context, m *model.Model, o *Options) (*Resu
 		return nil, notFound()
 	}
 	// after is the row as the update stored it; only associations need reading.
-	if err := s.orm.Populate(ctx, m, []model.Record{after}, pops); err != nil {
+	return s.answer(ctx, m, after, pops)
+}
+
+// answer populates a record just written and serialises it for the client.
+func (s *Service) answer(ctx context.Context, m *model.Model, rec model.Record, pops []orm.Populate) (*Result, error) {
+	if err := s.orm.Populate(ctx, m, []model.Record{rec}, pops); err != nil {
 		return nil, err
 	}
-	return &Result{Status: http.StatusOK, Body: m.Serialize(after)}, nil
+	return &Result{Status: http.StatusOK, Body: m.Serialize(rec)}, nil
+}
+
+// target reads what a single-record action needs: the record's key and
+// the populates of its answer.
+func (s *Service) target(m *model.Model, o *Options) (any, []orm.Populate, error) {
+	pk, err := s.targetPK(m, o.Criteria)
+	if err != nil {
+		return nil, nil, err
+	}
+	pops, err := s.populates(m, o.Populates, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pk, pops, nil
 }
 
 func (s *Service) destroy(ctx context.Context, m *model.Model, o *Options) (*Result, error) {
-	pk, err := s.targetPK(m, o.Criteria)
-	if err != nil {
-		return nil, err
-	}
-	pops, err := s.populates(m, o.Populates, nil)
+	pk, pops, err := s.target(m, o)
 	if err != nil {
 		return nil, err
 	}
