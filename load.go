@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
+	"time"
 
 	"github.com/skiffhq/skiff/datastore"
 	"github.com/skiffhq/skiff/datastore/postgres"
@@ -78,7 +80,10 @@ func LoadApp(ctx context.Context, dir, env string, environ []string) (*Options, 
 	bp := cfg.Blueprints
 	opts.Blueprints = &Blueprints{
 		Actions: bp.Actions, Rest: bp.Rest, Shortcuts: bp.Shortcuts, Pluralize: bp.Pluralize,
-		Prefix: bp.Prefix, RestPrefix: bp.RestPrefix, AutoWatch: bp.AutoWatch,
+		Prefix: bp.Prefix, RestPrefix: bp.RestPrefix, AutoWatch: bp.AutoWatch, Mirror: bp.Mirror,
+	}
+	if opts.Sockets, err = socketsConfig(cfg.Sockets); err != nil {
+		return nil, fmt.Errorf("load app %s: %w", dir, err)
 	}
 	for _, r := range cfg.Routes {
 		opts.Routes = append(opts.Routes, Route{
@@ -102,6 +107,61 @@ func LoadApp(ctx context.Context, dir, env string, environ []string) (*Options, 
 		opts.Datastores[name] = a
 	}
 	return opts, nil
+}
+
+// socketsConfig reads the sockets section (Sails' config.sockets). Keys
+// that only make sense for Node adapters are accepted and ignored.
+func socketsConfig(c map[string]any) (Sockets, error) {
+	var so Sockets
+	if v, ok := c["onlyAllowOrigins"]; ok {
+		list, ok := v.([]any)
+		if !ok {
+			return so, fmt.Errorf("sockets.onlyAllowOrigins must be a list of origins such as https://example.com")
+		}
+		for _, o := range list {
+			s, ok := o.(string)
+			if !ok || !strings.Contains(s, "://") {
+				return so, fmt.Errorf("sockets.onlyAllowOrigins: %v is not an origin such as https://example.com", o)
+			}
+			so.OnlyAllowOrigins = append(so.OnlyAllowOrigins, s)
+		}
+	}
+	if v, ok := c["transports"]; ok {
+		list, _ := v.([]any)
+		websocket := false
+		for _, t := range list {
+			websocket = websocket || t == "websocket"
+		}
+		if !websocket {
+			return so, fmt.Errorf("sockets.transports must include \"websocket\": it is the only transport Skiff serves")
+		}
+	}
+	ms := func(key string, dst *time.Duration) error {
+		v, ok := c[key]
+		if !ok {
+			return nil
+		}
+		f, ok := v.(float64)
+		if !ok || f <= 0 {
+			return fmt.Errorf("sockets.%s must be a positive number of milliseconds", key)
+		}
+		*dst = time.Duration(f) * time.Millisecond
+		return nil
+	}
+	if err := ms("pingInterval", &so.PingInterval); err != nil {
+		return so, err
+	}
+	if err := ms("pingTimeout", &so.PingTimeout); err != nil {
+		return so, err
+	}
+	if v, ok := c["maxHttpBufferSize"]; ok {
+		f, ok := v.(float64)
+		if !ok || f < 1 {
+			return so, fmt.Errorf("sockets.maxHttpBufferSize must be a positive number of bytes")
+		}
+		so.MaxMessageBytes = int64(f)
+	}
+	return so, nil
 }
 
 func closeAll(stores map[string]datastore.Adapter) {

@@ -3,6 +3,7 @@ package skiff
 import (
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/skiffhq/skiff/blueprint"
 	"github.com/skiffhq/skiff/datastore"
@@ -39,6 +40,33 @@ type Options struct {
 	// Port is the port the app's config asks for (0 when unset); the skiff
 	// command uses it when neither --port nor $PORT is given.
 	Port int
+	// Sockets configures the socket.io endpoint (sails.io.js clients).
+	Sockets Sockets
+}
+
+// Sockets configures the socket.io endpoint at /socket.io/ (Sails'
+// config.sockets). The zero value serves it with Sails' defaults and
+// admits every origin.
+type Sockets struct {
+	// Disabled removes the endpoint: no virtual requests, no notifications.
+	Disabled bool
+	// OnlyAllowOrigins lists the exact origins (scheme://host[:port]) whose
+	// pages may connect; a handshake from another Origin gets a 403. Empty
+	// admits every origin. Unlike Sails 1.5, this holds for WebSocket
+	// handshakes too.
+	OnlyAllowOrigins []string
+	// BeforeConnect, when set, decides on every handshake instead of
+	// OnlyAllowOrigins: a non-nil error refuses it with a 403 carrying the
+	// error's text.
+	BeforeConnect func(r *http.Request) error
+	// PingInterval and PingTimeout drive heartbeats (Sails: 25s and 60s).
+	PingInterval, PingTimeout time.Duration
+	// MaxMessageBytes bounds one incoming message; a larger one closes the
+	// socket. 0 means 1 MB.
+	MaxMessageBytes int64
+	// SendQueue is how many messages may wait for a slow socket before it
+	// is disconnected. 0 means 256.
+	SendQueue int
 }
 
 // Blueprints are the blueprint route settings (Sails' config.blueprints).
@@ -56,6 +84,8 @@ type Blueprints struct {
 	Prefix, RestPrefix string
 	// AutoWatch makes a socket's find watch the model.
 	AutoWatch bool
+	// Mirror sends a socket the notifications of its own requests too.
+	Mirror bool
 }
 
 // DefaultBlueprints returns Sails' defaults, with shortcut routes off in

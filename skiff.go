@@ -8,24 +8,33 @@ import (
 	"net"
 	"net/http"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/skiffhq/skiff/blueprint"
 	"github.com/skiffhq/skiff/internal/httpapi"
+	"github.com/skiffhq/skiff/internal/socketio"
+	"github.com/skiffhq/skiff/internal/virtualreq"
 	"github.com/skiffhq/skiff/model"
 	"github.com/skiffhq/skiff/orm"
+	"github.com/skiffhq/skiff/realtime"
 )
 
 // shutdownGrace bounds how long Serve waits for in-flight requests.
 const shutdownGrace = 10 * time.Second
 
-// App is a running Skiff application: its schema, ORM and HTTP handler.
+// App is a running Skiff application: its schema, ORM, HTTP handler and
+// socket endpoint.
 type App struct {
 	opts    Options
 	schema  *model.Schema
 	orm     *orm.ORM
 	handler http.Handler
 	log     *slog.Logger
+
+	hub     *realtime.Hub
+	sockets *socketio.Server   // nil when Options.Sockets.Disabled
+	virtual *virtualreq.Server // nil when Options.Sockets.Disabled
 }
 
 // New resolves the models, migrates the datastores as each model asks and
@@ -62,7 +71,14 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	if err := o.Migrate(ctx); err != nil {
 		return nil, err
 	}
-	svc := blueprint.NewService(o, opts.ParseBlueprintOptions)
+	a := &App{opts: opts, schema: schema, orm: o, log: opts.Logger, hub: realtime.NewHub(schema.Models(), opts.Logger)}
+	var notifier blueprint.Notifier
+	if !opts.Sockets.Disabled {
+		notifier = a.hub
+	}
+	svc := blueprint.NewService(blueprint.Config{
+		ORM: o, Parse: opts.ParseBlueprintOptions, Notifier: notifier, AutoWatch: bp.AutoWatch, Mirror: bp.Mirror, Logger: opts.Logger,
+	})
 	routes := make([]httpapi.Route, len(opts.Routes))
 	for i, r := range opts.Routes {
 		routes[i] = httpapi.Route{
@@ -86,8 +102,66 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &App{opts: opts, schema: schema, orm: o, handler: h, log: opts.Logger}, nil
+	a.handler = h
+	if !opts.Sockets.Disabled {
+		a.serveSockets(h)
+	}
+	return a, nil
 }
+
+// serveSockets mounts the socket.io endpoint in front of h: sockets join
+// the hub, and their virtual requests run through h itself.
+func (a *App) serveSockets(h http.Handler) {
+	so := a.opts.Sockets
+	a.virtual = virtualreq.New(h, a.log)
+	a.sockets = socketio.NewServer(socketio.Options{
+		PingInterval:    so.PingInterval,
+		PingTimeout:     so.PingTimeout,
+		MaxMessageBytes: so.MaxMessageBytes,
+		SendQueue:       so.SendQueue,
+		Allow:           admit(so),
+		OnConnect: func(s *socketio.Socket) {
+			a.hub.Register(s)
+			a.virtual.Connect(s)
+		},
+		OnEvent: a.virtual.Serve,
+		OnDisconnect: func(s *socketio.Socket, reason string) {
+			a.virtual.Disconnect(s)
+			a.hub.Unregister(s.ID())
+		},
+		Logger: a.log,
+	})
+	mux := http.NewServeMux()
+	mux.Handle("/socket.io/", a.sockets)
+	mux.Handle("/", h)
+	a.handler = mux
+}
+
+// admit is the handshake check: BeforeConnect when set, else the origin
+// allow-list.
+func admit(so Sockets) func(r *http.Request) error {
+	if so.BeforeConnect != nil {
+		return so.BeforeConnect
+	}
+	if len(so.OnlyAllowOrigins) == 0 {
+		return nil
+	}
+	allowed := map[string]bool{}
+	for _, o := range so.OnlyAllowOrigins {
+		allowed[strings.TrimRight(o, "/")] = true
+	}
+	return func(r *http.Request) error {
+		if origin := r.Header.Get("Origin"); !allowed[origin] {
+			return fmt.Errorf("origin %q is not allowed to connect (sockets.onlyAllowOrigins)", origin)
+		}
+		return nil
+	}
+}
+
+// Realtime returns the app's rooms and pub/sub: Go code subscribes sockets
+// and publishes messages through it. realtime.SocketID(r.Context()) gives
+// the socket of a virtual request.
+func (a *App) Realtime() *realtime.Hub { return a.hub }
 
 // Handler returns the app's HTTP handler. It is safe for concurrent use.
 func (a *App) Handler() http.Handler { return a.handler }
@@ -132,6 +206,9 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
 	defer cancel()
+	// Sockets are hijacked connections Shutdown does not track: close them
+	// first (they get a close frame), then let their requests finish.
+	a.closeSockets(shutdownCtx)
 	err := srv.Shutdown(shutdownCtx)
 	if serveErr := <-done; serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
 		return fmt.Errorf("serve: %w", serveErr)
@@ -142,8 +219,23 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 	return nil
 }
 
-// Close closes the app's datastores.
+func (a *App) closeSockets(ctx context.Context) {
+	if a.sockets == nil {
+		return
+	}
+	if err := a.sockets.Close(ctx); err != nil && !errors.Is(err, socketio.ErrServerClosed) {
+		a.log.Warn("closing sockets", slog.Any("err", err))
+	}
+	if err := a.virtual.Wait(ctx); err != nil {
+		a.log.Warn("waiting for socket requests", slog.Any("err", err))
+	}
+}
+
+// Close closes the app's sockets, if Serve has not, and its datastores.
 func (a *App) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	a.closeSockets(ctx)
 	var errs []error
 	for name, d := range a.opts.Datastores {
 		if err := d.Close(); err != nil {

@@ -3,6 +3,7 @@ package blueprint
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 
 	"github.com/skiffhq/skiff/criteria"
@@ -12,17 +13,42 @@ import (
 
 // Service runs blueprint actions. It is safe for concurrent use.
 type Service struct {
-	orm   *orm.ORM
-	parse ParseOptionsFunc
+	orm       *orm.ORM
+	parse     ParseOptionsFunc
+	notifier  Notifier
+	autoWatch bool
+	mirror    bool
+	log       *slog.Logger
 }
 
-// NewService returns a Service over o. parse is the app-wide
-// parseBlueprintOptions; nil means DefaultParseOptions.
-func NewService(o *orm.ORM, parse ParseOptionsFunc) *Service {
-	if parse == nil {
-		parse = DefaultParseOptions
+// Config is what a Service runs with.
+type Config struct {
+	ORM *orm.ORM
+	// Parse is the app-wide parseBlueprintOptions; nil means
+	// DefaultParseOptions.
+	Parse ParseOptionsFunc
+	// Notifier receives the subscriptions and notifications of socket
+	// requests and of every change; nil turns realtime off.
+	Notifier Notifier
+	// AutoWatch makes a socket's find watch the model (and its populated
+	// associations' models); a route's autoWatch option overrides it.
+	AutoWatch bool
+	// Mirror sends a socket requester the notifications of its own
+	// requests too; a route's mirror option overrides it.
+	Mirror bool
+	// Logger receives notification failures; nil discards.
+	Logger *slog.Logger
+}
+
+// NewService returns a Service for cfg.
+func NewService(cfg Config) *Service {
+	if cfg.Parse == nil {
+		cfg.Parse = DefaultParseOptions
 	}
-	return &Service{orm: o, parse: parse}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Service{orm: cfg.ORM, parse: cfg.Parse, notifier: cfg.Notifier, autoWatch: cfg.AutoWatch, mirror: cfg.Mirror, log: cfg.Logger}
 }
 
 // Do runs r.Action. Client mistakes come back as *model.Error (Invalid,
@@ -45,21 +71,22 @@ func (s *Service) Do(ctx context.Context, r *Request, routeParse ParseOptionsFun
 			return nil, fmt.Errorf("parseBlueprintOptions: `using` names no model: %q", opts.Using)
 		}
 	}
+	ps := s.pubsub(ctx, r)
 	switch r.Action {
 	case Find:
-		return s.find(ctx, m, opts)
+		return s.find(ctx, ps, m, opts)
 	case FindOne:
-		return s.findOne(ctx, m, opts)
+		return s.findOne(ctx, ps, m, opts)
 	case Create:
-		return s.create(ctx, m, opts)
+		return s.create(ctx, ps, m, opts)
 	case Update:
-		return s.update(ctx, m, opts)
+		return s.update(ctx, ps, m, opts)
 	case Destroy:
-		return s.destroy(ctx, m, opts)
+		return s.destroy(ctx, ps, m, opts)
 	case Populate:
-		return s.populate(ctx, m, opts)
+		return s.populate(ctx, ps, m, opts)
 	case Add, Remove, Replace:
-		return s.changeCollection(ctx, r.Action, m, opts)
+		return s.changeCollection(ctx, ps, r.Action, m, opts)
 	}
 	return nil, &model.Error{Kind: model.NotFound, Msg: fmt.Sprintf("the %s action is not available", r.Action)}
 }
@@ -77,7 +104,7 @@ func (s *Service) query(m *model.Model, raw, rawPops map[string]any) (*criteria.
 	return c, pops, nil
 }
 
-func (s *Service) find(ctx context.Context, m *model.Model, o *Options) (*Result, error) {
+func (s *Service) find(ctx context.Context, ps *pubsub, m *model.Model, o *Options) (*Result, error) {
 	c, pops, err := s.query(m, o.Criteria, o.Populates)
 	if err != nil {
 		return nil, err
@@ -86,6 +113,10 @@ func (s *Service) find(ctx context.Context, m *model.Model, o *Options) (*Result
 	if err != nil {
 		return nil, err
 	}
+	if ps.autoWatch {
+		ps.watch(m)
+	}
+	ps.subscribeRead(m, recs)
 	out := make([]model.Record, len(recs))
 	for i, r := range recs {
 		out[i] = m.Serialize(r)
@@ -93,7 +124,7 @@ func (s *Service) find(ctx context.Context, m *model.Model, o *Options) (*Result
 	return &Result{Status: http.StatusOK, Body: out}, nil
 }
 
-func (s *Service) findOne(ctx context.Context, m *model.Model, o *Options) (*Result, error) {
+func (s *Service) findOne(ctx context.Context, ps *pubsub, m *model.Model, o *Options) (*Result, error) {
 	pk, err := s.targetPK(m, o.Criteria)
 	if err != nil {
 		return nil, err
@@ -112,34 +143,38 @@ func (s *Service) findOne(ctx context.Context, m *model.Model, o *Options) (*Res
 	if rec == nil {
 		return nil, notFound()
 	}
+	ps.subscribeRead(m, []model.Record{rec})
 	return &Result{Status: http.StatusOK, Body: m.Serialize(rec)}, nil
 }
 
-func (s *Service) create(ctx context.Context, m *model.Model, o *Options) (*Result, error) {
+func (s *Service) create(ctx context.Context, ps *pubsub, m *model.Model, o *Options) (*Result, error) {
 	pops, err := s.populates(m, o.Populates, nil)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := s.orm.Create(ctx, m, o.NewRecord)
+	rec, changes, err := s.orm.Create(ctx, m, o.NewRecord)
 	if err != nil {
 		return nil, err
 	}
+	// Notifications carry the record as stored, before population.
+	ps.created(m, rec, changes)
 	// The new record is as stored; only its associations need reading.
 	return s.answer(ctx, m, rec, freshPopulates(m, o.NewRecord, rec, pops))
 }
 
-func (s *Service) update(ctx context.Context, m *model.Model, o *Options) (*Result, error) {
+func (s *Service) update(ctx context.Context, ps *pubsub, m *model.Model, o *Options) (*Result, error) {
 	pk, pops, err := s.target(m, o)
 	if err != nil {
 		return nil, err
 	}
-	_, after, err := s.orm.Update(ctx, m, pk, o.ValuesToSet)
+	before, after, changes, err := s.orm.Update(ctx, m, pk, o.ValuesToSet)
 	if err != nil {
 		return nil, err
 	}
 	if after == nil {
 		return nil, notFound()
 	}
+	ps.updated(m, before, after, o.ValuesToSet, changes)
 	// after is the row as the update stored it; only associations need reading.
 	return s.answer(ctx, m, after, pops)
 }
@@ -166,7 +201,7 @@ func (s *Service) target(m *model.Model, o *Options) (any, []orm.Populate, error
 	return pk, pops, nil
 }
 
-func (s *Service) destroy(ctx context.Context, m *model.Model, o *Options) (*Result, error) {
+func (s *Service) destroy(ctx context.Context, ps *pubsub, m *model.Model, o *Options) (*Result, error) {
 	pk, pops, err := s.target(m, o)
 	if err != nil {
 		return nil, err
@@ -179,17 +214,18 @@ func (s *Service) destroy(ctx context.Context, m *model.Model, o *Options) (*Res
 	if before == nil {
 		return nil, notFound()
 	}
-	gone, err := s.orm.Destroy(ctx, m, pk)
+	gone, changes, err := s.orm.Destroy(ctx, m, pk)
 	if err != nil {
 		return nil, err
 	}
 	if gone == nil {
 		return nil, notFound()
 	}
+	ps.destroyed(m, gone, changes)
 	return &Result{Status: http.StatusOK, Body: m.Serialize(before)}, nil
 }
 
-func (s *Service) populate(ctx context.Context, m *model.Model, o *Options) (*Result, error) {
+func (s *Service) populate(ctx context.Context, ps *pubsub, m *model.Model, o *Options) (*Result, error) {
 	pk, err := s.targetPK(m, o.Criteria)
 	if err != nil {
 		return nil, err
@@ -208,6 +244,10 @@ func (s *Service) populate(ctx context.Context, m *model.Model, o *Options) (*Re
 	}
 	if rec == nil {
 		return nil, notFound()
+	}
+	ps.subscribeRead(m, []model.Record{rec})
+	if ps.autoWatch {
+		ps.watch(associated(m)...)
 	}
 	target := a.Assoc.Target
 	switch v := rec[o.Alias].(type) {
@@ -307,7 +347,7 @@ func freshPopulates(m *model.Model, newRecord map[string]any, rec model.Record, 
 
 // changeCollection runs add, remove or replace and answers the parent,
 // populated, with exactly the resulting members.
-func (s *Service) changeCollection(ctx context.Context, action Action, m *model.Model, o *Options) (*Result, error) {
+func (s *Service) changeCollection(ctx context.Context, ps *pubsub, action Action, m *model.Model, o *Options) (*Result, error) {
 	pops, err := s.populates(m, o.Populates, nil)
 	if err != nil {
 		return nil, err
@@ -315,17 +355,18 @@ func (s *Service) changeCollection(ctx context.Context, action Action, m *model.
 	if o.TargetRecordID == nil {
 		return nil, model.Errorf(model.Invalid, model.CodeInvalidTargetIDs, "%s needs the parent's primary key in the URL.", action)
 	}
+	var changes orm.Changes
 	switch action {
 	case Replace:
-		_, err = s.orm.Replace(ctx, m, o.Alias, o.TargetRecordID, o.AssociatedIDs)
+		changes, err = s.orm.Replace(ctx, m, o.Alias, o.TargetRecordID, o.AssociatedIDs)
 	default:
 		if len(o.AssociatedIDs) != 1 || o.AssociatedIDs[0] == nil {
 			return nil, model.Errorf(model.Invalid, model.CodeInvalidAssociatedIDs, "%s needs the child's primary key in the URL.", action)
 		}
 		if action == Add {
-			_, err = s.orm.AddTo(ctx, m, o.Alias, o.TargetRecordID, o.AssociatedIDs[0])
+			changes, err = s.orm.AddTo(ctx, m, o.Alias, o.TargetRecordID, o.AssociatedIDs[0])
 		} else {
-			_, err = s.orm.RemoveFrom(ctx, m, o.Alias, o.TargetRecordID, o.AssociatedIDs[0])
+			changes, err = s.orm.RemoveFrom(ctx, m, o.Alias, o.TargetRecordID, o.AssociatedIDs[0])
 		}
 	}
 	if err != nil {
@@ -335,6 +376,7 @@ func (s *Service) changeCollection(ctx context.Context, action Action, m *model.
 	if err != nil {
 		return nil, err
 	}
+	ps.collectionChanged(m, o.Alias, pk, action, changes)
 	rec, err := s.orm.FindByPK(ctx, m, pk, pops)
 	if err != nil {
 		return nil, err

@@ -10,13 +10,6 @@ import (
 	"github.com/skiffhq/skiff/model"
 )
 
-// Change reports what a collection operation did to the parent's
-// collection: the ids that became members and those that stopped being
-// members. Both are empty when nothing changed.
-type Change struct {
-	Added, Removed []any
-}
-
 // collection checks that alias is a plural association of m and normalises
 // the parent's key; it returns the attribute and the key.
 func (o *ORM) collection(m *model.Model, alias string, parent any) (*model.Attribute, any, error) {
@@ -79,20 +72,21 @@ func (o *ORM) members(ctx context.Context, a *model.Attribute, parent any) ([]an
 }
 
 // Replace makes ids exactly the members of the collection alias of the
-// record of m with key parent, in one transaction. A missing parent is a
-// NotFound error and ids of records that do not exist an Invalid one;
-// either way nothing changes.
-func (o *ORM) Replace(ctx context.Context, m *model.Model, alias string, parent any, ids []any) (Change, error) {
+// record of m with key parent, in one transaction, and reports the changes
+// on every side. A missing parent is a NotFound error and ids of records
+// that do not exist an Invalid one; either way nothing changes.
+func (o *ORM) Replace(ctx context.Context, m *model.Model, alias string, parent any, ids []any) (Changes, error) {
 	a, pk, err := o.collection(m, alias, parent)
 	if err != nil {
-		return Change{}, err
+		return nil, err
 	}
 	want, err := childIDs(a, ids)
 	if err != nil {
-		return Change{}, err
+		return nil, err
 	}
-	var ch Change
+	var cs changeSet
 	err = o.InTx(ctx, m.Datastore, func(ctx context.Context) error {
+		cs = changeSet{}
 		if err := o.lockParent(ctx, m, pk); err != nil {
 			return err
 		}
@@ -106,48 +100,52 @@ func (o *ORM) Replace(ctx context.Context, m *model.Model, alias string, parent 
 		if err != nil {
 			return err
 		}
+		var added, removed []any
 		for _, id := range have {
 			if !slices.Contains(want, id) {
-				ch.Removed = append(ch.Removed, id)
+				removed = append(removed, id)
 			}
 		}
 		for _, id := range want {
 			if !slices.Contains(have, id) {
-				ch.Added = append(ch.Added, id)
+				added = append(added, id)
 			}
 		}
-		return o.apply(ctx, a, pk, ch)
+		return o.apply(ctx, &cs, m, a, pk, added, removed)
 	})
 	if err != nil {
-		return Change{}, wrap("replace", m, err)
+		return nil, wrap("replace", m, err)
 	}
-	return ch, nil
+	return cs.changes(), nil
 }
 
 // AddTo makes child a member of the collection alias of the record of m
-// with key parent. Adding a member again changes nothing.
-func (o *ORM) AddTo(ctx context.Context, m *model.Model, alias string, parent, child any) (Change, error) {
+// with key parent and reports the changes on every side. Adding a member
+// again changes nothing.
+func (o *ORM) AddTo(ctx context.Context, m *model.Model, alias string, parent, child any) (Changes, error) {
 	return o.addOrRemove(ctx, m, alias, parent, child, true)
 }
 
 // RemoveFrom removes child from the collection alias of the record of m
-// with key parent. Removing a record that is not a member changes nothing.
-func (o *ORM) RemoveFrom(ctx context.Context, m *model.Model, alias string, parent, child any) (Change, error) {
+// with key parent and reports the changes on every side. Removing a record
+// that is not a member changes nothing.
+func (o *ORM) RemoveFrom(ctx context.Context, m *model.Model, alias string, parent, child any) (Changes, error) {
 	return o.addOrRemove(ctx, m, alias, parent, child, false)
 }
 
-func (o *ORM) addOrRemove(ctx context.Context, m *model.Model, alias string, parent, child any, add bool) (Change, error) {
+func (o *ORM) addOrRemove(ctx context.Context, m *model.Model, alias string, parent, child any, add bool) (Changes, error) {
 	a, pk, err := o.collection(m, alias, parent)
 	if err != nil {
-		return Change{}, err
+		return nil, err
 	}
 	ids, err := childIDs(a, []any{child})
 	if err != nil {
-		return Change{}, err
+		return nil, err
 	}
 	id := ids[0]
-	var ch Change
+	var cs changeSet
 	err = o.InTx(ctx, m.Datastore, func(ctx context.Context) error {
+		cs = changeSet{}
 		if err := o.lockParent(ctx, m, pk); err != nil {
 			return err
 		}
@@ -163,35 +161,40 @@ func (o *ORM) addOrRemove(ctx context.Context, m *model.Model, alias string, par
 		}
 		switch member := slices.Contains(have, id); {
 		case add && !member:
-			ch.Added = []any{id}
+			return o.apply(ctx, &cs, m, a, pk, []any{id}, nil)
 		case !add && member:
-			ch.Removed = []any{id}
+			return o.apply(ctx, &cs, m, a, pk, nil, []any{id})
 		}
-		return o.apply(ctx, a, pk, ch)
+		return nil
 	})
 	if err != nil {
 		op := "remove"
 		if add {
 			op = "add"
 		}
-		return Change{}, wrap(op, m, err)
+		return nil, wrap(op, m, err)
 	}
-	return ch, nil
+	return cs.changes(), nil
 }
 
-// apply writes a computed change of the parent's collection.
-func (o *ORM) apply(ctx context.Context, a *model.Attribute, parent any, ch Change) error {
-	if len(ch.Removed) > 0 {
-		if err := o.unlink(ctx, a, parent, ch.Removed); err != nil {
+// apply writes a computed change of the parent's collection and records it
+// in cs, with the parents the added children are taken from.
+func (o *ORM) apply(ctx context.Context, cs *changeSet, m *model.Model, a *model.Attribute, parent any, added, removed []any) error {
+	cs.collectionChanged(m, a, parent, added, removed)
+	if len(removed) > 0 {
+		if err := o.unlink(ctx, a, parent, removed); err != nil {
 			return err
 		}
 	}
-	if len(ch.Added) > 0 {
+	if len(added) > 0 {
+		if err := o.takeFrom(ctx, cs, m, a, parent, added); err != nil {
+			return err
+		}
 		e, err := o.entry(a.Assoc.Target)
 		if err != nil {
 			return err
 		}
-		return o.link(ctx, e, a, parent, ch.Added)
+		return o.link(ctx, e, a, parent, added)
 	}
 	return nil
 }

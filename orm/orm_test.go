@@ -64,7 +64,7 @@ func newORMOn(t *testing.T, db datastore.Adapter) (*orm.ORM, map[string]*model.M
 
 func mustCreate(t *testing.T, o *orm.ORM, m *model.Model, in map[string]any) model.Record {
 	t.Helper()
-	rec, err := o.Create(context.Background(), m, in)
+	rec, _, err := o.Create(context.Background(), m, in)
 	if err != nil {
 		t.Fatalf("Create %s %v: %v", m.Identity, in, err)
 	}
@@ -98,7 +98,7 @@ func TestPopulateAndCascade(t *testing.T) {
 		t.Errorf("owner pets with limit 1 sorted by name DESC = %v, want [Tom]", pets)
 	}
 
-	if _, err := o.Destroy(ctx, m["tag"], red["id"]); err != nil {
+	if _, _, err := o.Destroy(ctx, m["tag"], red["id"]); err != nil {
 		t.Fatal(err)
 	}
 	got, err := o.FindByPK(ctx, m["pet"], rex["id"], []orm.Populate{{Attr: "tags"}})
@@ -108,7 +108,7 @@ func TestPopulateAndCascade(t *testing.T) {
 	if tags := got["tags"].([]model.Record); len(tags) != 1 || tags[0]["label"] != "blue" {
 		t.Errorf("after destroying red (cascade), Rex's tags = %v, want [blue]", tags)
 	}
-	if _, err := o.Destroy(ctx, m["owner"], ann["id"]); err != nil {
+	if _, _, err := o.Destroy(ctx, m["owner"], ann["id"]); err != nil {
 		t.Fatal(err)
 	}
 	got, err = o.FindByPK(ctx, m["pet"], rex["id"], nil)
@@ -126,7 +126,7 @@ func TestCreateRefusesMissingAssociatedRecords(t *testing.T) {
 		{"name": "Rex", "owner": 42.0},
 		{"name": "Rex", "tags": []any{7.0}},
 	} {
-		_, err := o.Create(t.Context(), m["pet"], in)
+		_, _, err := o.Create(t.Context(), m["pet"], in)
 		if model.KindOf(err) != model.Invalid {
 			t.Errorf("Create pet %v = %v, want an Invalid error", in, err)
 		}

@@ -13,15 +13,15 @@ import (
 // Create normalises in as a new record of m (Waterline's create rules),
 // checks that every associated id names an existing record, and inserts the
 // record and its collection links in one transaction. It returns the record
-// as stored, without population.
-func (o *ORM) Create(ctx context.Context, m *model.Model, in map[string]any) (model.Record, error) {
+// as stored, without population, and the association changes on every side.
+func (o *ORM) Create(ctx context.Context, m *model.Model, in map[string]any) (model.Record, Changes, error) {
 	e, err := o.entry(m)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	rec, err := m.NewRecord(in, o.now())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	plural := map[string][]any{}
 	for name, v := range rec {
@@ -33,7 +33,9 @@ func (o *ORM) Create(ctx context.Context, m *model.Model, in map[string]any) (mo
 		}
 	}
 	var created model.Record
+	var cs changeSet
 	insert := func(ctx context.Context) error {
+		cs = changeSet{}
 		if err := o.checkAssociated(ctx, m, rec, plural, model.CodeInvalidNewRecord); err != nil {
 			return err
 		}
@@ -42,8 +44,23 @@ func (o *ORM) Create(ctx context.Context, m *model.Model, in map[string]any) (mo
 			return e.classify(err, model.CodeInvalidNewRecord)
 		}
 		created = e.fromRow(rows[0])
+		id := created[m.PrimaryKey]
+		for _, name := range m.Order {
+			if a := m.Attributes[name]; a.IsSingular() {
+				cs.keyChanged(m, a, id, nil, created[name])
+			}
+		}
 		for _, name := range sortedKeys(plural) {
-			if err := o.link(ctx, e, m.Attributes[name], created[m.PrimaryKey], plural[name]); err != nil {
+			a := m.Attributes[name]
+			ids, err := childIDs(a, plural[name])
+			if err != nil {
+				return err
+			}
+			cs.collectionChanged(m, a, id, ids, nil)
+			if err := o.takeFrom(ctx, &cs, m, a, id, ids); err != nil {
+				return err
+			}
+			if err := o.link(ctx, e, a, id, ids); err != nil {
 				return err
 			}
 		}
@@ -56,9 +73,9 @@ func (o *ORM) Create(ctx context.Context, m *model.Model, in map[string]any) (mo
 		err = o.InTx(ctx, e.store, insert)
 	}
 	if err != nil {
-		return nil, wrap("create", m, err)
+		return nil, nil, wrap("create", m, err)
 	}
-	return created, nil
+	return created, cs.changes(), nil
 }
 
 func hasSingularValue(m *model.Model, rec model.Record) bool {
@@ -72,21 +89,22 @@ func hasSingularValue(m *model.Model, rec model.Record) bool {
 
 // Update normalises in as values to set on the record of m with primary key
 // pk and applies them in one transaction. It returns the record before and
-// after the change; both are nil when no record has that key. A plural
-// association in in is refused: collections change through replace.
-func (o *ORM) Update(ctx context.Context, m *model.Model, pk any, in map[string]any) (before, after model.Record, err error) {
+// after the change (both nil when no record has that key) and the
+// association changes on every side. A plural association in in is
+// refused: collections change through replace.
+func (o *ORM) Update(ctx context.Context, m *model.Model, pk any, in map[string]any) (before, after model.Record, changes Changes, err error) {
 	e, err := o.entry(m)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	vals, err := m.ValuesToSet(in, o.now())
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	for name := range vals {
 		a := m.Attributes[name]
 		if a != nil && a.IsPlural() {
-			return nil, nil, &model.Error{Kind: model.Invalid, Code: model.CodeInvalidValuesToSet, Attrs: []string{name},
+			return nil, nil, nil, &model.Error{Kind: model.Invalid, Code: model.CodeInvalidValuesToSet, Attrs: []string{name},
 				Msg: fmt.Sprintf("Cannot set the collection `%s` with update: use the replace action (PUT /%s/:id/%s) instead.", name, m.Identity, name)}
 		}
 	}
@@ -116,23 +134,40 @@ func (o *ORM) Update(ctx context.Context, m *model.Model, pk any, in map[string]
 		return nil
 	})
 	if err != nil {
-		return nil, nil, wrap("update", m, err)
+		return nil, nil, nil, wrap("update", m, err)
 	}
-	return before, after, nil
+	if after != nil {
+		var cs changeSet
+		for _, name := range m.Order {
+			if a := m.Attributes[name]; a.IsSingular() {
+				cs.keyChanged(m, a, after[m.PrimaryKey], before[name], after[name])
+			}
+		}
+		changes = cs.changes()
+	}
+	return before, after, changes, nil
 }
 
 // Destroy deletes the record of m with primary key pk and returns it as it
-// was, or nil when there is none. With cascadeOnDestroy its collections are
-// emptied first, in the same transaction.
-func (o *ORM) Destroy(ctx context.Context, m *model.Model, pk any) (model.Record, error) {
+// was, or nil when there is none, with the association changes on the other
+// sides: the parents it leaves and the members that no longer have it. With
+// cascadeOnDestroy its collections are emptied first, in the same
+// transaction; without, the rows keep their dangling keys but every read
+// sees the record gone, so the changes are the same.
+func (o *ORM) Destroy(ctx context.Context, m *model.Model, pk any) (model.Record, Changes, error) {
 	e, err := o.entry(m)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var gone model.Record
+	var cs changeSet
 	err = o.InTx(ctx, e.store, func(ctx context.Context) error {
+		cs = changeSet{}
 		gone, err = o.FindByPK(ctx, m, pk, nil)
 		if err != nil || gone == nil {
+			return err
+		}
+		if err := o.departures(ctx, &cs, m, gone); err != nil {
 			return err
 		}
 		if m.CascadeOnDestroy {
@@ -153,9 +188,38 @@ func (o *ORM) Destroy(ctx context.Context, m *model.Model, pk any) (model.Record
 		return err
 	})
 	if err != nil {
-		return nil, wrap("destroy", m, err)
+		return nil, nil, wrap("destroy", m, err)
 	}
-	return gone, nil
+	return gone, cs.changes(), nil
+}
+
+// departures records what destroying rec does to the other sides of its
+// associations, read from the stored links rather than from a capped
+// population so that no member is left out.
+func (o *ORM) departures(ctx context.Context, cs *changeSet, m *model.Model, rec model.Record) error {
+	id := rec[m.PrimaryKey]
+	for _, name := range m.Order {
+		a := m.Attributes[name]
+		switch {
+		case a.IsSingular():
+			if inv := a.Assoc.Inverse; inv != nil && rec[name] != nil {
+				cs.plural(a.Assoc.Target, rec[name], inv.Name, []any{id}, false)
+			}
+		case a.IsPlural() && a.Assoc.Inverse != nil:
+			members, err := o.members(ctx, a, id)
+			if err != nil {
+				return err
+			}
+			for _, c := range members {
+				if inv := a.Assoc.Inverse; inv.IsSingular() {
+					cs.singular(a.Assoc.Target, c, inv.Name, nil)
+				} else {
+					cs.plural(a.Assoc.Target, c, inv.Name, []any{id}, false)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // checkAssociated refuses ids of records that do not exist: Sails would

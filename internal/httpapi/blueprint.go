@@ -6,6 +6,7 @@ import (
 	"github.com/skiffhq/skiff/blueprint"
 	"github.com/skiffhq/skiff/internal/params"
 	"github.com/skiffhq/skiff/model"
+	"github.com/skiffhq/skiff/realtime"
 )
 
 // blueprintRoute is what a route to a blueprint action needs to run it.
@@ -46,6 +47,7 @@ func (h *handler) handleBlueprint(br blueprintRoute) http.Handler {
 			Path:         path,
 			Body:         body,
 			Query:        query,
+			Socket:       realtime.SocketID(r.Context()),
 			HTTP:         r,
 			RouteOptions: br.options,
 		}

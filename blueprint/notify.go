@@ -1,0 +1,254 @@
+package blueprint
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+
+	"github.com/skiffhq/skiff/model"
+	"github.com/skiffhq/skiff/orm"
+)
+
+// Notifier is the realtime layer as blueprint actions use it: the rooms of
+// records and of models' watchers. *realtime.Hub implements it. socket is
+// the requesting socket's id; omit is the socket a message must not reach
+// ("" for none).
+type Notifier interface {
+	Watch(socket, identity string) error
+	Subscribe(socket, identity string, ids ...any) error
+	Introduce(identity string, id any) error
+	Retire(identity string, id any) error
+	Publish(ctx context.Context, identity string, ids []any, data any, omit string) error
+	PublishWatchers(ctx context.Context, identity string, data any, omit string) error
+}
+
+// The notification messages, with their fields in the order Sails sends
+// them.
+type (
+	createdMessage struct {
+		Verb string       `json:"verb"`
+		ID   any          `json:"id"`
+		Data model.Record `json:"data"`
+	}
+	updatedMessage struct {
+		Verb     string       `json:"verb"`
+		ID       any          `json:"id"`
+		Data     model.Record `json:"data"`
+		Previous model.Record `json:"previous,omitempty"`
+	}
+	destroyedMessage struct {
+		Verb     string       `json:"verb"`
+		ID       any          `json:"id"`
+		Previous model.Record `json:"previous"`
+	}
+	addedMessage struct {
+		ID        any    `json:"id"`
+		Verb      string `json:"verb"`
+		Attribute string `json:"attribute"`
+		AddedIDs  []any  `json:"addedIds"`
+	}
+	removedMessage struct {
+		ID         any    `json:"id"`
+		Verb       string `json:"verb"`
+		Attribute  string `json:"attribute"`
+		RemovedIDs []any  `json:"removedIds"`
+	}
+)
+
+// pubsub is what one request does to rooms: the requesting socket's
+// subscriptions and the notifications of its changes. Its methods do
+// nothing when the app has no realtime layer; subscriptions are made only
+// for socket requests. Failures are logged, never returned: they happen
+// after the change was committed, which the client must still learn of.
+type pubsub struct {
+	n         Notifier
+	log       *slog.Logger
+	ctx       context.Context
+	socket    string // the requester, "" over HTTP
+	omit      string // the socket not to notify: the requester unless mirror
+	autoWatch bool
+}
+
+func (s *Service) pubsub(ctx context.Context, r *Request) *pubsub {
+	p := &pubsub{n: s.notifier, log: s.log, ctx: ctx, socket: r.Socket, omit: r.Socket, autoWatch: s.autoWatch}
+	if v, ok := r.RouteOptions["autoWatch"].(bool); ok {
+		p.autoWatch = v
+	}
+	mirror := s.mirror
+	if v, ok := r.RouteOptions["mirror"].(bool); ok {
+		mirror = v
+	}
+	if mirror {
+		p.omit = ""
+	}
+	return p
+}
+
+func (p *pubsub) failed(what string, err error) {
+	if err != nil {
+		p.log.LogAttrs(p.ctx, slog.LevelWarn, "realtime: "+what+" failed", slog.Any("err", err))
+	}
+}
+
+// subscribe subscribes the requesting socket to records of m.
+func (p *pubsub) subscribe(m *model.Model, ids ...any) {
+	if p.n == nil || p.socket == "" || len(ids) == 0 {
+		return
+	}
+	p.failed("subscribe", p.n.Subscribe(p.socket, m.Identity, ids...))
+}
+
+// watch makes the requesting socket a watcher of models.
+func (p *pubsub) watch(models ...*model.Model) {
+	if p.n == nil || p.socket == "" {
+		return
+	}
+	for _, m := range models {
+		p.failed("watch", p.n.Watch(p.socket, m.Identity))
+	}
+}
+
+// subscribeRead subscribes the requesting socket to the records a read
+// returned and to the records populated in them; with autoWatch, it also
+// watches the associated models (Sails' subscribeDeep).
+func (p *pubsub) subscribeRead(m *model.Model, recs []model.Record) {
+	if p.n == nil || p.socket == "" || len(recs) == 0 {
+		return
+	}
+	ids := make([]any, 0, len(recs))
+	for _, r := range recs {
+		ids = append(ids, r[m.PrimaryKey])
+	}
+	p.subscribe(m, ids...)
+	for _, name := range m.Order {
+		a := m.Attributes[name]
+		if !a.IsAssociation() {
+			continue
+		}
+		target := a.Assoc.Target
+		var children []any
+		populated := false
+		for _, r := range recs {
+			switch v := r[name].(type) {
+			case model.Record:
+				populated = true
+				children = append(children, v[target.PrimaryKey])
+			case []model.Record:
+				populated = true
+				for _, c := range v {
+					children = append(children, c[target.PrimaryKey])
+				}
+			}
+		}
+		p.subscribe(target, children...)
+		if populated && p.autoWatch {
+			p.watch(target)
+		}
+	}
+}
+
+// publish sends msg to the subscribers of record id of m.
+func (p *pubsub) publish(m *model.Model, id any, msg any) {
+	if p.n == nil {
+		return
+	}
+	p.failed("publish", p.n.Publish(p.ctx, m.Identity, []any{id}, msg, p.omit))
+}
+
+// links publishes the association changes of a write: addedTo and
+// removedFrom for collections, updated without previous for keys. Links of
+// the written record itself (skip) are left out: its created, updated or
+// destroyed message already tells them.
+func (p *pubsub) links(changes orm.Changes, skip *model.Model, skipID any) {
+	if p.n == nil {
+		return
+	}
+	for _, l := range changes {
+		if l.Model == skip && l.ID == skipID {
+			continue
+		}
+		if !l.Plural() {
+			data := l.Model.Serialize(model.Record{l.Attr: l.Key})
+			p.publish(l.Model, l.ID, updatedMessage{Verb: "updated", ID: l.ID, Data: data})
+			continue
+		}
+		if len(l.Added) > 0 {
+			p.publish(l.Model, l.ID, addedMessage{ID: l.ID, Verb: "addedTo", Attribute: l.Attr, AddedIDs: l.Added})
+		}
+		if len(l.Removed) > 0 {
+			p.publish(l.Model, l.ID, removedMessage{ID: l.ID, Verb: "removedFrom", Attribute: l.Attr, RemovedIDs: l.Removed})
+		}
+	}
+}
+
+// created publishes a new record: the changes on the other sides, then
+// created to the watchers, who then join the record's room. A socket
+// requester is subscribed to it.
+func (p *pubsub) created(m *model.Model, rec model.Record, changes orm.Changes) {
+	if p.n == nil {
+		return
+	}
+	id := rec[m.PrimaryKey]
+	p.subscribe(m, id)
+	p.links(changes, m, id)
+	p.failed("publish created", p.n.PublishWatchers(p.ctx, m.Identity, createdMessage{Verb: "created", ID: id, Data: m.Serialize(rec)}, p.omit))
+	p.failed("introduce", p.n.Introduce(m.Identity, id))
+}
+
+// updated publishes a changed record: the changes on the other sides, then
+// updated with the values set and the record as it was.
+func (p *pubsub) updated(m *model.Model, before, after model.Record, set map[string]any, changes orm.Changes) {
+	if p.n == nil {
+		return
+	}
+	id := after[m.PrimaryKey]
+	p.subscribe(m, id)
+	p.links(changes, m, id)
+	data := model.Record{m.PrimaryKey: id}
+	for name, a := range m.Attributes {
+		if _, given := set[name]; (given || a.AutoUpdatedAt) && !a.IsPlural() {
+			data[name] = after[name]
+		}
+	}
+	p.publish(m, id, updatedMessage{Verb: "updated", ID: id, Data: m.Serialize(data), Previous: m.Serialize(before)})
+}
+
+// destroyed publishes a destroyed record to its subscribers, empties its
+// room, then publishes the changes on the other sides.
+func (p *pubsub) destroyed(m *model.Model, gone model.Record, changes orm.Changes) {
+	if p.n == nil {
+		return
+	}
+	id := gone[m.PrimaryKey]
+	p.publish(m, id, destroyedMessage{Verb: "destroyed", ID: id, Previous: m.Serialize(gone)})
+	p.failed("retire", p.n.Retire(m.Identity, id))
+	p.links(changes, m, id)
+}
+
+// collectionChanged subscribes a socket requester to the parent and to the
+// members an add or replace linked, then publishes the changes.
+func (p *pubsub) collectionChanged(m *model.Model, alias string, parent any, action Action, changes orm.Changes) {
+	if p.n == nil {
+		return
+	}
+	if action != Remove {
+		p.subscribe(m, parent)
+		for _, l := range changes {
+			if l.Model == m && l.ID == parent && l.Attr == alias {
+				p.subscribe(m.Attributes[alias].Assoc.Target, l.Added...)
+			}
+		}
+	}
+	p.links(changes, nil, nil)
+}
+
+// associated returns the models m's associations point at, each once.
+func associated(m *model.Model) []*model.Model {
+	var out []*model.Model
+	for _, name := range m.Order {
+		if a := m.Attributes[name]; a.IsAssociation() && !slices.Contains(out, a.Assoc.Target) {
+			out = append(out, a.Assoc.Target)
+		}
+	}
+	return out
+}

@@ -1,0 +1,174 @@
+package orm
+
+import (
+	"context"
+	"slices"
+
+	"github.com/skiffhq/skiff/criteria"
+	"github.com/skiffhq/skiff/model"
+)
+
+// A Link is how one write changed one association of one record: the
+// members a collection gained and lost, or the new key of a singular
+// association. The realtime layer turns each Link into one notification
+// (addedTo, removedFrom or updated) without reading anything again.
+type Link struct {
+	Model *model.Model
+	// ID is the primary key of the record whose association changed.
+	ID any
+	// Attr names the association on Model.
+	Attr string
+	// Added and Removed are the ids that became and stopped being members
+	// of a plural association, in the order the write applied them.
+	Added, Removed []any
+	// Key is the new value of a singular association, nil when cleared.
+	Key any
+}
+
+// Plural reports whether l is about a collection.
+func (l *Link) Plural() bool { return l.Model.Attributes[l.Attr].IsPlural() }
+
+// Changes lists every association change of one write, on every side: the
+// written record's own links first, then the records at the other end
+// (children whose key or collection moved, parents a child was taken from).
+// It holds at most one Link per record and attribute, and is empty when the
+// write changed no association.
+type Changes []Link
+
+// changeSet builds Changes, merging what one write did to the same record
+// and attribute into one Link.
+type changeSet struct {
+	links []Link
+	index map[linkKey]int
+}
+
+type linkKey struct {
+	model *model.Model
+	id    any
+	attr  string
+}
+
+func (cs *changeSet) link(m *model.Model, id any, attr string) *Link {
+	k := linkKey{m, id, attr}
+	if i, ok := cs.index[k]; ok {
+		return &cs.links[i]
+	}
+	if cs.index == nil {
+		cs.index = map[linkKey]int{}
+	}
+	cs.index[k] = len(cs.links)
+	cs.links = append(cs.links, Link{Model: m, ID: id, Attr: attr})
+	return &cs.links[len(cs.links)-1]
+}
+
+// plural records that ids joined (added) or left the collection attr of
+// record id. An id leaving and joining in one write cancels out.
+func (cs *changeSet) plural(m *model.Model, id any, attr string, ids []any, added bool) {
+	if len(ids) == 0 {
+		return
+	}
+	l := cs.link(m, id, attr)
+	for _, c := range ids {
+		from, to := &l.Removed, &l.Added
+		if !added {
+			from, to = to, from
+		}
+		if i := slices.Index(*from, c); i >= 0 {
+			*from = slices.Delete(*from, i, i+1)
+			continue
+		}
+		if !slices.Contains(*to, c) {
+			*to = append(*to, c)
+		}
+	}
+}
+
+// singular records that the key attr of record id is now key.
+func (cs *changeSet) singular(m *model.Model, id any, attr string, key any) {
+	cs.link(m, id, attr).Key = key
+}
+
+// changes returns the links that still say something.
+func (cs *changeSet) changes() Changes {
+	out := make(Changes, 0, len(cs.links))
+	for _, l := range cs.links {
+		if l.Plural() && len(l.Added) == 0 && len(l.Removed) == 0 {
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// collectionChanged records that the collection a of parent gained added
+// and lost removed, with what that means on the other side: the children's
+// key (one-to-many) or their mirror collection (many-to-many with via).
+func (cs *changeSet) collectionChanged(m *model.Model, a *model.Attribute, parent any, added, removed []any) {
+	cs.plural(m, parent, a.Name, added, true)
+	cs.plural(m, parent, a.Name, removed, false)
+	inv := a.Assoc.Inverse
+	if inv == nil {
+		return
+	}
+	target := a.Assoc.Target
+	for _, c := range added {
+		if inv.IsSingular() {
+			cs.singular(target, c, inv.Name, parent)
+		} else {
+			cs.plural(target, c, inv.Name, []any{parent}, true)
+		}
+	}
+	for _, c := range removed {
+		if inv.IsSingular() {
+			cs.singular(target, c, inv.Name, nil)
+		} else {
+			cs.plural(target, c, inv.Name, []any{parent}, false)
+		}
+	}
+}
+
+// keyChanged records that the singular association a of record id went
+// from old to key, with the parents' collections on the other side.
+func (cs *changeSet) keyChanged(m *model.Model, a *model.Attribute, id, old, key any) {
+	if old == key {
+		return
+	}
+	cs.singular(m, id, a.Name, key)
+	inv := a.Assoc.Inverse
+	if inv == nil || !inv.IsPlural() {
+		return
+	}
+	if old != nil {
+		cs.plural(a.Assoc.Target, old, inv.Name, []any{id}, false)
+	}
+	if key != nil {
+		cs.plural(a.Assoc.Target, key, inv.Name, []any{id}, true)
+	}
+}
+
+// takeFrom records the parents that children about to join parent's
+// one-to-many collection a leave: a child has one parent, so linking it
+// takes it from the one it had. It must run before the children are linked.
+func (o *ORM) takeFrom(ctx context.Context, cs *changeSet, m *model.Model, a *model.Attribute, parent any, children []any) error {
+	if a.Assoc.Kind != model.HasMany || len(children) == 0 {
+		return nil
+	}
+	target, via := a.Assoc.Target, a.Assoc.Inverse.Name
+	recs, err := o.Find(ctx, target, &criteria.Criteria{
+		Where: &criteria.Cmp{Attr: target.PrimaryKey, Op: criteria.In, Value: children},
+		Limit: criteria.Unlimited, Select: []string{target.PrimaryKey, via},
+	}, nil)
+	if err != nil {
+		return err
+	}
+	owner := make(map[any]any, len(recs))
+	for _, r := range recs {
+		owner[r[target.PrimaryKey]] = r[via]
+	}
+	for _, c := range children {
+		if from := owner[c]; from != nil && from != parent {
+			cs.plural(m, from, a.Name, []any{c}, false)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,131 @@
+package orm_test
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/skiffhq/skiff/model"
+	"github.com/skiffhq/skiff/orm"
+)
+
+// describe renders changes as "model#id.attr +[added] -[removed]" for
+// collections and "model#id.attr=key" for singular keys.
+func describe(ch orm.Changes) []string {
+	var out []string
+	for _, l := range ch {
+		s := fmt.Sprintf("%s#%v.%s", l.Model.Identity, l.ID, l.Attr)
+		if !l.Plural() {
+			out = append(out, fmt.Sprintf("%s=%v", s, l.Key))
+			continue
+		}
+		if len(l.Added) > 0 {
+			s += fmt.Sprintf(" +%v", l.Added)
+		}
+		if len(l.Removed) > 0 {
+			s += fmt.Sprintf(" -%v", l.Removed)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func wantChanges(t *testing.T, what string, got orm.Changes, want ...string) {
+	t.Helper()
+	if d := describe(got); !slices.Equal(d, want) {
+		t.Errorf("%s: changes\n got %q\nwant %q", what, d, want)
+	}
+}
+
+func TestChangesReportEverySide(t *testing.T) {
+	o, m := newORM(t)
+	ctx := t.Context()
+	ann := mustCreate(t, o, m["owner"], map[string]any{"name": "ann"})  // 1
+	bob := mustCreate(t, o, m["owner"], map[string]any{"name": "bob"})  // 2
+	rex := mustCreate(t, o, m["pet"], map[string]any{"name": "rex"})    // 1
+	fido := mustCreate(t, o, m["pet"], map[string]any{"name": "fido"})  // 2
+	red := mustCreate(t, o, m["tag"], map[string]any{"label": "red"})   // 1
+	blue := mustCreate(t, o, m["tag"], map[string]any{"label": "blue"}) // 2
+	_ = blue
+
+	// A singular key on create: the parent's collection gains the record.
+	rec, ch, err := o.Create(ctx, m["pet"], map[string]any{"name": "tom", "owner": ann["id"], "tags": []any{red["id"], "1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec["id"] != 3.0 {
+		t.Fatalf("tom = %v", rec)
+	}
+	wantChanges(t, "create pet", ch, "pet#3.owner=1", "owner#1.pets +[3]", "pet#3.tags +[1]", "tag#1.pets +[3]")
+
+	// Children taken from another parent on create.
+	_, ch, err = o.Create(ctx, m["owner"], map[string]any{"name": "cy", "pets": []any{rex["id"], 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantChanges(t, "create owner", ch, "owner#3.pets +[1 3]", "pet#1.owner=3", "pet#3.owner=3", "owner#1.pets -[3]")
+
+	// A key moving from one parent to another.
+	_, _, ch, err = o.Update(ctx, m["pet"], rex["id"], map[string]any{"owner": bob["id"]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantChanges(t, "update pet", ch, "pet#1.owner=2", "owner#3.pets -[1]", "owner#2.pets +[1]")
+	_, _, ch, err = o.Update(ctx, m["pet"], rex["id"], map[string]any{"name": "rex2", "owner": bob["id"]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantChanges(t, "update without key change", ch)
+
+	// Replace: members in neither list stay out of the report; stolen-from parents lose theirs.
+	ch, err = o.Replace(ctx, m["owner"], "pets", ann["id"], []any{rex["id"], fido["id"]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantChanges(t, "replace pets", ch, "owner#1.pets +[1 2]", "pet#1.owner=1", "pet#2.owner=1", "owner#2.pets -[1]")
+	ch, err = o.Replace(ctx, m["owner"], "pets", ann["id"], []any{fido["id"], 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantChanges(t, "replace pets again", ch, "owner#1.pets +[3] -[1]", "pet#3.owner=1", "pet#1.owner=<nil>", "owner#3.pets -[3]")
+	ch, err = o.Replace(ctx, m["pet"], "tags", fido["id"], []any{red["id"], blue["id"]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantChanges(t, "replace tags", ch, "pet#2.tags +[1 2]", "tag#1.pets +[2]", "tag#2.pets +[2]")
+
+	// Add and remove that change nothing report nothing.
+	ch, err = o.AddTo(ctx, m["pet"], "tags", fido["id"], red["id"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantChanges(t, "add member again", ch)
+	ch, err = o.RemoveFrom(ctx, m["pet"], "tags", rex["id"], red["id"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantChanges(t, "remove non-member", ch)
+	ch, err = o.RemoveFrom(ctx, m["pet"], "tags", fido["id"], "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantChanges(t, "remove", ch, "pet#2.tags -[2]", "tag#2.pets -[2]")
+
+	// Destroy: every side that pointed at the record, from the stored links.
+	_, ch, err = o.Destroy(ctx, m["pet"], fido["id"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantChanges(t, "destroy pet", ch, "owner#1.pets -[2]", "tag#1.pets -[2]")
+	_, ch, err = o.Destroy(ctx, m["owner"], ann["id"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantChanges(t, "destroy owner", ch, "pet#3.owner=<nil>")
+
+	// A failed write reports nothing.
+	_, ch, err = o.Create(ctx, m["pet"], map[string]any{"name": "x", "owner": 99})
+	if model.KindOf(err) != model.Invalid || ch != nil {
+		t.Errorf("create with a missing owner: %v, %v", ch, err)
+	}
+}

@@ -1,0 +1,272 @@
+// Package realtime holds Skiff's rooms and publish/subscribe: which sockets
+// are in which room, and delivering a message to the members of rooms. It
+// knows the room names of Sails' resourceful pub/sub (a room per record, a
+// room of each model's watchers) but nothing of blueprint actions or of the
+// wire protocol beyond handing pre-encoded packets to connections.
+package realtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/skiffhq/skiff/internal/socketio"
+	"github.com/skiffhq/skiff/model"
+)
+
+// Conn is a connected socket as the Hub needs it. *socketio.Socket
+// implements it; Send must not block.
+type Conn interface {
+	ID() string
+	Send(p *socketio.Packet) error
+}
+
+// ErrNoSocket is returned for a socket id that is not connected here.
+var ErrNoSocket = errors.New("no such socket")
+
+// Hub tracks rooms and delivers messages to their members. Every socket is
+// a member of the room named by its id from Register to Unregister. All
+// methods are safe for concurrent use; none blocks on a slow socket.
+type Hub struct {
+	models map[string]*model.Model
+	log    *slog.Logger
+
+	mu    sync.RWMutex
+	conns map[string]*member
+	rooms map[string]map[*member]struct{}
+}
+
+type member struct {
+	conn  Conn
+	rooms map[string]struct{}
+}
+
+// NewHub returns a Hub for the given models (their identities name the
+// event of model notifications and key the room names). log receives
+// delivery failures; nil discards.
+func NewHub(models []*model.Model, log *slog.Logger) *Hub {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	h := &Hub{models: map[string]*model.Model{}, log: log, conns: map[string]*member{}, rooms: map[string]map[*member]struct{}{}}
+	for _, m := range models {
+		h.models[m.Identity] = m
+	}
+	return h
+}
+
+// Register adds a connected socket and puts it in the room named by its id.
+func (h *Hub) Register(c Conn) {
+	m := &member{conn: c, rooms: map[string]struct{}{}}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.conns[c.ID()] = m
+	h.join(m, c.ID())
+}
+
+// Unregister removes a socket from every room.
+func (h *Hub) Unregister(id string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	m := h.conns[id]
+	if m == nil {
+		return
+	}
+	for room := range m.rooms {
+		h.leave(m, room)
+	}
+	delete(h.conns, id)
+}
+
+// Connected reports whether the socket with that id is registered.
+func (h *Hub) Connected(id string) bool {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.conns[id] != nil
+}
+
+// Count returns the number of registered sockets.
+func (h *Hub) Count() int {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return len(h.conns)
+}
+
+// join and leave must be called with mu held for writing.
+func (h *Hub) join(m *member, room string) {
+	set := h.rooms[room]
+	if set == nil {
+		set = map[*member]struct{}{}
+		h.rooms[room] = set
+	}
+	set[m] = struct{}{}
+	m.rooms[room] = struct{}{}
+}
+
+func (h *Hub) leave(m *member, room string) {
+	if set := h.rooms[room]; set != nil {
+		delete(set, m)
+		if len(set) == 0 {
+			delete(h.rooms, room)
+		}
+	}
+	delete(m.rooms, room)
+}
+
+// Join puts the socket with that id in each room.
+func (h *Hub) Join(socket string, rooms ...string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	m := h.conns[socket]
+	if m == nil {
+		return fmt.Errorf("join %q: %w", socket, ErrNoSocket)
+	}
+	for _, r := range rooms {
+		h.join(m, r)
+	}
+	return nil
+}
+
+// Leave takes the socket with that id out of each room. Leaving a room it
+// is not in does nothing.
+func (h *Hub) Leave(socket string, rooms ...string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	m := h.conns[socket]
+	if m == nil {
+		return fmt.Errorf("leave %q: %w", socket, ErrNoSocket)
+	}
+	for _, r := range rooms {
+		h.leave(m, r)
+	}
+	return nil
+}
+
+// Rooms returns the rooms the socket is in, including its own.
+func (h *Hub) Rooms(socket string) []string {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	m := h.conns[socket]
+	if m == nil {
+		return nil
+	}
+	out := make([]string, 0, len(m.rooms))
+	for r := range m.rooms {
+		out = append(out, r)
+	}
+	return out
+}
+
+// Members returns the ids of the sockets in room.
+func (h *Hub) Members(room string) []string {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	out := make([]string, 0, len(h.rooms[room]))
+	for m := range h.rooms[room] {
+		out = append(out, m.conn.ID())
+	}
+	return out
+}
+
+// AddMembers puts every member of room src in each room of dest (Sails'
+// addRoomMembersToRooms).
+func (h *Hub) AddMembers(src string, dest ...string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for m := range h.rooms[src] {
+		for _, d := range dest {
+			h.join(m, d)
+		}
+	}
+}
+
+// RemoveMembers takes every member of room src out of each room of dest
+// (Sails' removeRoomMembersFromRooms).
+func (h *Hub) RemoveMembers(src string, dest ...string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for m := range h.rooms[src] {
+		for _, d := range dest {
+			h.leave(m, d)
+		}
+	}
+}
+
+// Empty takes every socket out of room.
+func (h *Hub) Empty(room string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for m := range h.rooms[room] {
+		h.leave(m, room)
+	}
+}
+
+// Broadcast sends event with data to every member of the rooms except the
+// socket omit ("" omits nobody). A socket in several of the rooms gets the
+// message once (Sails sends it once per room). data is JSON-encoded once.
+func (h *Hub) Broadcast(ctx context.Context, rooms []string, event string, data any, omit string) error {
+	p, err := socketio.EncodeEvent(event, data)
+	if err != nil {
+		return fmt.Errorf("broadcast %s: %w", event, err)
+	}
+	h.deliver(ctx, rooms, p, omit)
+	return nil
+}
+
+// Blast sends event with data to every connected socket except omit.
+func (h *Hub) Blast(ctx context.Context, event string, data any, omit string) error {
+	p, err := socketio.EncodeEvent(event, data)
+	if err != nil {
+		return fmt.Errorf("blast %s: %w", event, err)
+	}
+	h.mu.RLock()
+	targets := make([]Conn, 0, len(h.conns))
+	for id, m := range h.conns {
+		if id != omit {
+			targets = append(targets, m.conn)
+		}
+	}
+	h.mu.RUnlock()
+	h.send(ctx, targets, p)
+	return nil
+}
+
+// deliver sends p to the members of rooms, each once, except omit. The
+// recipients are collected under the read lock and sent to after it is
+// released: Send never blocks, but a full queue disconnects the socket,
+// whose Unregister needs the write lock.
+func (h *Hub) deliver(ctx context.Context, rooms []string, p *socketio.Packet, omit string) {
+	h.mu.RLock()
+	var targets []Conn
+	if len(rooms) == 1 {
+		set := h.rooms[rooms[0]]
+		targets = make([]Conn, 0, len(set))
+		for m := range set {
+			if m.conn.ID() != omit {
+				targets = append(targets, m.conn)
+			}
+		}
+	} else {
+		seen := map[*member]bool{}
+		for _, r := range rooms {
+			for m := range h.rooms[r] {
+				if !seen[m] && m.conn.ID() != omit {
+					seen[m] = true
+					targets = append(targets, m.conn)
+				}
+			}
+		}
+	}
+	h.mu.RUnlock()
+	h.send(ctx, targets, p)
+}
+
+func (h *Hub) send(ctx context.Context, targets []Conn, p *socketio.Packet) {
+	for _, c := range targets {
+		if err := c.Send(p); err != nil && !errors.Is(err, socketio.ErrClosed) {
+			h.log.LogAttrs(ctx, slog.LevelDebug, "socket dropped a message", slog.String("socket", c.ID()), slog.Any("err", err))
+		}
+	}
+}
