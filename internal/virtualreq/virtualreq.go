@@ -183,7 +183,7 @@ func (s *Server) request(sock *socketio.Socket, st *socketState, method string, 
 	}
 	target := strings.TrimSpace(*env.URL)
 	u, err := url.ParseRequestURI(target)
-	if err != nil || !strings.HasPrefix(u.Path, "/") {
+	if err != nil || u.Scheme != "" || u.Host != "" || !strings.HasPrefix(u.Path, "/") {
 		return nil, fmt.Errorf("Invalid url %q: it must be a path such as /user?limit=3", target)
 	}
 	body, err := mergeBody(env.Params, env.Data)
@@ -196,6 +196,7 @@ func (s *Server) request(sock *socketio.Socket, st *socketState, method string, 
 	if err != nil {
 		return nil, fmt.Errorf("Invalid request: %v", err)
 	}
+	req.RequestURI = u.RequestURI()
 	req.RemoteAddr = hs.RemoteAddr
 	req.Host = hs.Host
 	req.Proto, req.ProtoMajor, req.ProtoMinor = "HTTP/1.1", 1, 1

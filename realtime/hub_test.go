@@ -1,0 +1,169 @@
+package realtime_test
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/skiffhq/skiff/internal/socketio"
+	"github.com/skiffhq/skiff/model"
+	"github.com/skiffhq/skiff/realtime"
+)
+
+// conn records the frames sent to it.
+type conn struct {
+	id  string
+	mu  sync.Mutex
+	got []string
+}
+
+func (c *conn) ID() string { return c.id }
+func (c *conn) Send(p *socketio.Packet) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.got = append(c.got, string(p.Bytes()))
+	return nil
+}
+func (c *conn) take() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := c.got
+	c.got = nil
+	return out
+}
+
+func newHub(t *testing.T) (*realtime.Hub, *conn, *conn) {
+	t.Helper()
+	user, err := model.Parse("user", "user.yaml", map[string]any{"attributes": map[string]any{
+		"id": map[string]any{"type": "number", "autoIncrement": true}, "name": "string"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag, err := model.Parse("tag", "tag.yaml", map[string]any{"primaryKey": "slug", "attributes": map[string]any{
+		"slug": map[string]any{"type": "string", "required": true}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := model.NewSchema([]*model.Model{user, tag}); err != nil {
+		t.Fatal(err)
+	}
+	h := realtime.NewHub([]*model.Model{user, tag}, nil)
+	a, b := &conn{id: "a"}, &conn{id: "b"}
+	h.Register(a)
+	h.Register(b)
+	return h, a, b
+}
+
+func TestRoomNames(t *testing.T) {
+	if got := realtime.RecordRoom("user", 47.0); got != "sails_model_user_47:user" {
+		t.Errorf("RecordRoom = %q", got)
+	}
+	if got := realtime.WatchRoom("user"); got != "sails_model_create_user" {
+		t.Errorf("WatchRoom = %q", got)
+	}
+}
+
+func TestSubscribeAndPublish(t *testing.T) {
+	h, a, b := newHub(t)
+	ctx := context.Background()
+	// "47" and 47 are one record; a record stands for its key.
+	if err := h.Subscribe("a", "user", "47", model.Record{"id": 48.0}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Subscribe("b", "user", 47); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Publish(ctx, "user", []any{47, 48}, map[string]any{"x": 1}, "b"); err != nil {
+		t.Fatal(err)
+	}
+	// Once per record, as Sails does; b omitted.
+	if got, want := a.take(), []string{`42["user",{"x":1}]`, `42["user",{"x":1}]`}; !slices.Equal(got, want) {
+		t.Errorf("a got %q, want %q", got, want)
+	}
+	if got := b.take(); len(got) != 0 {
+		t.Errorf("omitted socket got %q", got)
+	}
+	if err := h.Unsubscribe("a", "user", 47); err != nil {
+		t.Fatal(err)
+	}
+	h.Publish(ctx, "user", []any{47}, 1, "")
+	if got := a.take(); len(got) != 0 {
+		t.Errorf("unsubscribed socket got %q", got)
+	}
+	if got := b.take(); len(got) != 1 {
+		t.Errorf("b got %q", got)
+	}
+	// Bad input is an error, not a silent no-op.
+	if err := h.Subscribe("a", "nope", 1); err == nil {
+		t.Error("Subscribe to an unknown model succeeded")
+	}
+	if err := h.Subscribe("a", "user", "abc"); err == nil {
+		t.Error("Subscribe with a non-numeric key of a number model succeeded")
+	}
+	if err := h.Subscribe("zzz", "user", 1); err == nil {
+		t.Error("Subscribe of an unknown socket succeeded")
+	}
+	if err := h.Subscribe("a", "tag", "red"); err != nil {
+		t.Errorf("string key: %v", err)
+	}
+}
+
+func TestWatchIntroduceRetire(t *testing.T) {
+	h, a, b := newHub(t)
+	ctx := context.Background()
+	if err := h.Watch("a", "user"); err != nil {
+		t.Fatal(err)
+	}
+	h.Subscribe("b", "user", 1)
+	if err := h.PublishWatchers(ctx, "user", "created", ""); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.take(); len(got) != 1 {
+		t.Errorf("watcher got %q", got)
+	}
+	if got := b.take(); len(got) != 0 {
+		t.Errorf("non-watcher got %q", got)
+	}
+	h.Introduce("user", 1)
+	if got := h.Members("sails_model_user_1:user"); len(got) != 2 {
+		t.Errorf("after Introduce, members %v", got)
+	}
+	h.Retire("user", 1)
+	if got := h.Members("sails_model_user_1:user"); len(got) != 0 {
+		t.Errorf("after Retire, members %v", got)
+	}
+}
+
+func TestBroadcastOncePerSocketAndUnregister(t *testing.T) {
+	h, a, b := newHub(t)
+	ctx := context.Background()
+	h.Join("a", "r1", "r2")
+	h.Join("b", "r2")
+	if err := h.Broadcast(ctx, []string{"r1", "r2"}, "message", "hi", ""); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.take(); len(got) != 1 {
+		t.Errorf("a in two rooms got %q", got)
+	}
+	b.take()
+	// Every socket is in the room of its own id.
+	h.Broadcast(ctx, []string{"b"}, "direct", 1, "")
+	if got := b.take(); !slices.Equal(got, []string{`42["direct",1]`}) {
+		t.Errorf("b got %q", got)
+	}
+	h.Blast(ctx, "all", 1, "a")
+	if len(a.take()) != 0 || len(b.take()) != 1 {
+		t.Error("Blast did not omit a or missed b")
+	}
+	h.Unregister("a")
+	if h.Connected("a") || h.Count() != 1 {
+		t.Error("a still registered")
+	}
+	if got := h.Members("r2"); !slices.Equal(got, []string{"b"}) {
+		t.Errorf("r2 members %v", got)
+	}
+	if got := h.Members("r1"); len(got) != 0 {
+		t.Errorf("r1 members %v (empty rooms must go)", got)
+	}
+}
