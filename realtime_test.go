@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -239,6 +240,40 @@ func testRealtimeNotifications(t *testing.T, a *liveApp) {
 	for _, room := range []string{"sails_model_pet_" + vars["p2"] + ":pet"} {
 		if m := a.Realtime().Members(room); len(m) != 0 {
 			t.Errorf("room %s still has %v", room, m)
+		}
+	}
+}
+
+func TestSocketHandshakeOrigins(t *testing.T) {
+	ctx := context.Background()
+	opts, err := skiff.LoadApp(ctx, "testdata/apps/basic", "development",
+		[]string{"SKIFF_DATASTORES__DEFAULT__URL=" + t.TempDir() + "/db"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Sockets.OnlyAllowOrigins = []string{"https://app.example"}
+	app, err := skiff.New(ctx, *opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(app.Handler())
+	defer srv.Close()
+	defer app.Close()
+	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	for origin, ok := range map[string]bool{"https://app.example": true, "https://evil.example": false, "": false} {
+		h := http.Header{}
+		if origin != "" {
+			h.Set("Origin", origin)
+		}
+		c, err := sockettest.Dial(dctx, srv.URL, sockettest.Options{Header: h})
+		if ok != (err == nil) {
+			t.Errorf("origin %q: admitted %v (%v)", origin, err == nil, err)
+		}
+		if err == nil {
+			c.Close()
+		} else if !strings.Contains(err.Error(), "403") {
+			t.Errorf("origin %q refused without a 403: %v", origin, err)
 		}
 	}
 }
