@@ -1,6 +1,7 @@
 // Command embedded shows Skiff used as a Go library: models defined in Go,
 // a custom parseBlueprintOptions that caps page sizes and sorts newest
-// first, a Go action bound to a custom route, and graceful shutdown.
+// first, Go actions bound to custom routes (one publishes to every socket
+// but the sender), and graceful shutdown.
 //
 //	go run ./examples/embedded -addr 127.0.0.1:1338
 package main
@@ -22,6 +23,7 @@ import (
 	"github.com/skiffhq/skiff/datastore"
 	"github.com/skiffhq/skiff/datastore/sqlite"
 	"github.com/skiffhq/skiff/model"
+	"github.com/skiffhq/skiff/realtime"
 )
 
 func main() {
@@ -72,7 +74,18 @@ func run(ctx context.Context, addr string) error {
 	if err != nil {
 		return err
 	}
-	app, err := skiff.New(ctx, skiff.Options{
+	// Actions run after New returns, so they may use the app.
+	var app *skiff.App
+	announce := func(w http.ResponseWriter, r *http.Request) {
+		text := r.URL.Query().Get("text")
+		// The sender (a socket, for a virtual request) is left out.
+		if err := app.Realtime().Blast(r.Context(), "announcement", map[string]string{"text": text}, realtime.SocketID(r.Context())); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}
+	app, err = skiff.New(ctx, skiff.Options{
 		Models:                []*model.Model{note},
 		Datastores:            map[string]datastore.Adapter{"default": db},
 		ParseBlueprintOptions: parseOptions,
@@ -80,9 +93,11 @@ func run(ctx context.Context, addr string) error {
 			"note/hello": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				fmt.Fprintln(w, "hello from a Go action")
 			}),
+			"note/announce": http.HandlerFunc(announce),
 		},
 		Routes: []skiff.Route{
 			{Method: "GET", Path: "/hello", Action: "note/hello"},
+			{Method: "POST", Path: "/announce", Action: "note/announce"},
 			{Method: "GET", Path: "/latest", Action: "note/find"},
 		},
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, nil)),
