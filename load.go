@@ -154,6 +154,13 @@ func socketsConfig(c map[string]any) (Sockets, error) {
 	if err := ms("pingTimeout", &so.PingTimeout); err != nil {
 		return so, err
 	}
+	if v, ok := c["grant3rdPartyCookie"]; ok {
+		b, ok := v.(bool)
+		if !ok {
+			return so, fmt.Errorf("sockets.grant3rdPartyCookie must be true or false")
+		}
+		so.NoCookieRoute = !b
+	}
 	if v, ok := c["maxHttpBufferSize"]; ok {
 		f, ok := v.(float64)
 		if !ok || f < 1 {

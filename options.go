@@ -67,6 +67,10 @@ type Sockets struct {
 	// SendQueue is how many messages may wait for a slow socket before it
 	// is disconnected. 0 means 256.
 	SendQueue int
+	// NoCookieRoute leaves out GET /__getcookie, which sails.io.js fetches
+	// before connecting to another origin so that the browser holds the
+	// session cookie (Sails' grant3rdPartyCookie: false).
+	NoCookieRoute bool
 }
 
 // Blueprints are the blueprint route settings (Sails' config.blueprints).

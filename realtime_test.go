@@ -277,3 +277,13 @@ func TestSocketHandshakeOrigins(t *testing.T) {
 		}
 	}
 }
+
+func TestGetCookieRoute(t *testing.T) {
+	srv := startApp(t, "testdata/apps/basic", "development", map[string]string{
+		"SKIFF_DATASTORES__DEFAULT__URL": t.TempDir() + "/db"})
+	run(t, srv, ids{}, []step{{method: "GET", path: "/__getcookie", status: 200, check: func(t *testing.T, _ any, raw string) {
+		if raw != "_sailsIoJSConnect();" {
+			t.Errorf("body %q", raw)
+		}
+	}}})
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -86,6 +87,11 @@ func New(ctx context.Context, opts Options) (*App, error) {
 			Response: r.Response, Options: r.Options, ParseOptions: r.ParseBlueprintOptions,
 		}
 	}
+	if !opts.Sockets.Disabled && !opts.Sockets.NoCookieRoute {
+		// sails.io.js loads it as a script before connecting cross-origin, so
+		// that the browser holds the session cookie the handshake will carry.
+		routes = append([]httpapi.Route{{Method: http.MethodGet, Path: "/__getcookie", Handler: http.HandlerFunc(getCookie)}}, routes...)
+	}
 	h, err := httpapi.NewHandler(httpapi.Config{
 		Production: opts.Env == "production",
 		Models:     schema.Models(),
@@ -135,6 +141,11 @@ func (a *App) serveSockets(h http.Handler) {
 	mux.Handle("/socket.io/", a.sockets)
 	mux.Handle("/", h)
 	a.handler = mux
+}
+
+func getCookie(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/javascript")
+	_, _ = io.WriteString(w, "_sailsIoJSConnect();")
 }
 
 // admit is the handshake check: BeforeConnect when set, else the origin
