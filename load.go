@@ -161,7 +161,11 @@ func socketsConfig(c map[string]any) (Sockets, error) {
 		}
 		so.NoCookieRoute = !b
 	}
-	if v, ok := c["maxHttpBufferSize"]; ok {
+	size, ok := c["maxHttpBufferSize"]
+	if !ok {
+		size, ok = c["maxBufferSize"] // the old name
+	}
+	if v := size; ok {
 		f, ok := v.(float64)
 		if !ok || f < 1 {
 			return so, fmt.Errorf("sockets.maxHttpBufferSize must be a positive number of bytes")
