@@ -173,6 +173,13 @@ func (h *Hub) Members(room string) []string {
 // AddMembers puts every member of room src in each room of dest (Sails'
 // addRoomMembersToRooms).
 func (h *Hub) AddMembers(src string, dest ...string) {
+	// Most models have no watchers: do not take the write lock for nothing.
+	h.mu.RLock()
+	empty := len(h.rooms[src]) == 0
+	h.mu.RUnlock()
+	if empty {
+		return
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for m := range h.rooms[src] {
@@ -196,6 +203,12 @@ func (h *Hub) RemoveMembers(src string, dest ...string) {
 
 // Empty takes every socket out of room.
 func (h *Hub) Empty(room string) {
+	h.mu.RLock()
+	empty := len(h.rooms[room]) == 0
+	h.mu.RUnlock()
+	if empty {
+		return
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for m := range h.rooms[room] {
@@ -205,22 +218,23 @@ func (h *Hub) Empty(room string) {
 
 // Broadcast sends event with data to every member of the rooms except the
 // socket omit ("" omits nobody). A socket in several of the rooms gets the
-// message once (Sails sends it once per room). data is JSON-encoded once.
+// message once (Sails sends it once per room). data is JSON-encoded once,
+// and not at all when nobody is to receive it.
 func (h *Hub) Broadcast(ctx context.Context, rooms []string, event string, data any, omit string) error {
+	targets := h.targets(rooms, omit)
+	if len(targets) == 0 {
+		return nil
+	}
 	p, err := socketio.EncodeEvent(event, data)
 	if err != nil {
 		return fmt.Errorf("broadcast %s: %w", event, err)
 	}
-	h.deliver(ctx, rooms, p, omit)
+	h.send(ctx, targets, p)
 	return nil
 }
 
 // Blast sends event with data to every connected socket except omit.
 func (h *Hub) Blast(ctx context.Context, event string, data any, omit string) error {
-	p, err := socketio.EncodeEvent(event, data)
-	if err != nil {
-		return fmt.Errorf("blast %s: %w", event, err)
-	}
 	h.mu.RLock()
 	targets := make([]Conn, 0, len(h.conns))
 	for id, m := range h.conns {
@@ -229,38 +243,48 @@ func (h *Hub) Blast(ctx context.Context, event string, data any, omit string) er
 		}
 	}
 	h.mu.RUnlock()
+	if len(targets) == 0 {
+		return nil
+	}
+	p, err := socketio.EncodeEvent(event, data)
+	if err != nil {
+		return fmt.Errorf("blast %s: %w", event, err)
+	}
 	h.send(ctx, targets, p)
 	return nil
 }
 
-// deliver sends p to the members of rooms, each once, except omit. The
-// recipients are collected under the read lock and sent to after it is
-// released: Send never blocks, but a full queue disconnects the socket,
-// whose Unregister needs the write lock.
-func (h *Hub) deliver(ctx context.Context, rooms []string, p *socketio.Packet, omit string) {
+// targets returns the members of rooms, each once, except omit. They are
+// collected under the read lock and sent to after it is released: Send
+// never blocks, but a full queue disconnects the socket, whose Unregister
+// needs the write lock.
+func (h *Hub) targets(rooms []string, omit string) []Conn {
 	h.mu.RLock()
-	var targets []Conn
+	defer h.mu.RUnlock()
 	if len(rooms) == 1 {
 		set := h.rooms[rooms[0]]
-		targets = make([]Conn, 0, len(set))
+		if len(set) == 0 {
+			return nil
+		}
+		targets := make([]Conn, 0, len(set))
 		for m := range set {
 			if m.conn.ID() != omit {
 				targets = append(targets, m.conn)
 			}
 		}
-	} else {
-		seen := map[*member]bool{}
-		for _, r := range rooms {
-			for m := range h.rooms[r] {
-				if !seen[m] && m.conn.ID() != omit {
-					seen[m] = true
-					targets = append(targets, m.conn)
-				}
+		return targets
+	}
+	var targets []Conn
+	seen := map[*member]bool{}
+	for _, r := range rooms {
+		for m := range h.rooms[r] {
+			if !seen[m] && m.conn.ID() != omit {
+				seen[m] = true
+				targets = append(targets, m.conn)
 			}
 		}
 	}
-	h.mu.RUnlock()
-	h.send(ctx, targets, p)
+	return targets
 }
 
 func (h *Hub) send(ctx context.Context, targets []Conn, p *socketio.Packet) {

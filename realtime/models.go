@@ -109,12 +109,18 @@ func (h *Hub) Publish(ctx context.Context, identity string, ids []any, data any,
 	if err != nil {
 		return err
 	}
-	p, err := socketio.EncodeEvent(identity, data)
-	if err != nil {
-		return fmt.Errorf("publish %s: %w", identity, err)
-	}
+	var p *socketio.Packet
 	for _, r := range rooms {
-		h.deliver(ctx, []string{r}, p, omit)
+		targets := h.targets([]string{r}, omit)
+		if len(targets) == 0 {
+			continue
+		}
+		if p == nil {
+			if p, err = socketio.EncodeEvent(identity, data); err != nil {
+				return fmt.Errorf("publish %s: %w", identity, err)
+			}
+		}
+		h.send(ctx, targets, p)
 	}
 	return nil
 }
