@@ -35,6 +35,21 @@ func newNoteApp(t testing.TB, opts skiff.Options) *httptest.Server {
 	}
 	opts.Models = []*model.Model{note}
 	opts.Datastores = map[string]datastore.Adapter{"default": db}
+	if opts.Env == "production" {
+		// Production only starts with migrate: safe, so a development app
+		// creates the table first; it also wants a session secret and a
+		// socket origin policy.
+		if _, err := skiff.New(ctx, skiff.Options{Models: opts.Models, Datastores: opts.Datastores, Session: skiff.SessionOptions{Disabled: true}}); err != nil {
+			t.Fatal(err)
+		}
+		note.Migrate = model.MigrateSafe
+		if opts.Session.Secret == "" {
+			opts.Session.Secret = "test secret"
+		}
+		if opts.Sockets.OnlyAllowOrigins == nil {
+			opts.Sockets.OnlyAllowOrigins = []string{"https://example.com"}
+		}
+	}
 	app, err := skiff.New(ctx, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/skiffhq/skiff/datastore"
@@ -90,6 +89,26 @@ func LoadApp(ctx context.Context, dir, env string, environ []string) (*Options, 
 			Method: r.Method, Path: r.Path, Action: r.Action, Redirect: r.Redirect, Response: r.Response, Options: r.Options,
 		})
 	}
+	ss := cfg.SessionSettings
+	opts.Session = SessionOptions{
+		Name: ss.Name, Secret: ss.Secret, Adapter: ss.Adapter, URL: ss.URL, Prefix: ss.Prefix,
+		Datastore: ss.Datastore, MaxAge: ss.MaxAge, Path: ss.Path, Domain: ss.Domain, Secure: ss.Secure,
+		HTTPOnly: ss.HTTPOnly, SameSite: ss.SameSite,
+	}
+	opts.CSRF = cfg.CSRF
+	if c, ok := cfg.Security["cors"].(map[string]any); ok {
+		opts.CORS = c
+	}
+	if len(cfg.Policies) > 0 {
+		opts.PolicyRules = cfg.Policies
+	}
+	opts.Sockets.OnlyAllowOrigins = cfg.SocketSettings.OnlyAllowOrigins
+	opts.Sockets.MaxConnectionsPerIP = cfg.SocketSettings.MaxConnectionsPerIP
+	sv := cfg.ServerSettings
+	opts.Server = ServerOptions{
+		ReadHeaderTimeout: sv.ReadHeaderTimeout, ReadTimeout: sv.ReadTimeout, WriteTimeout: sv.WriteTimeout,
+		IdleTimeout: sv.IdleTimeout, MaxHeaderBytes: sv.MaxHeaderBytes,
+	}
 	openers := Adapters()
 	for name, dc := range cfg.Datastores {
 		adapter, _ := dc["adapter"].(string)
@@ -109,23 +128,11 @@ func LoadApp(ctx context.Context, dir, env string, environ []string) (*Options, 
 	return opts, nil
 }
 
-// socketsConfig reads the sockets section (Sails' config.sockets). Keys
-// that only make sense for Node adapters are accepted and ignored.
+// socketsConfig reads the transport keys of the sockets section (Sails'
+// config.sockets); internal/config reads the origin and per-IP settings.
+// Keys that only make sense for Node adapters are accepted and ignored.
 func socketsConfig(c map[string]any) (Sockets, error) {
 	var so Sockets
-	if v, ok := c["onlyAllowOrigins"]; ok {
-		list, ok := v.([]any)
-		if !ok {
-			return so, fmt.Errorf("sockets.onlyAllowOrigins must be a list of origins such as https://example.com")
-		}
-		for _, o := range list {
-			s, ok := o.(string)
-			if !ok || !strings.Contains(s, "://") {
-				return so, fmt.Errorf("sockets.onlyAllowOrigins: %v is not an origin such as https://example.com", o)
-			}
-			so.OnlyAllowOrigins = append(so.OnlyAllowOrigins, s)
-		}
-	}
 	if v, ok := c["transports"]; ok {
 		list, _ := v.([]any)
 		websocket := false

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/alexedwards/scs/v2"
+
 	"github.com/skiffhq/skiff/blueprint"
 	"github.com/skiffhq/skiff/datastore"
 	"github.com/skiffhq/skiff/model"
@@ -40,9 +42,78 @@ type Options struct {
 	// Port is the port the app's config asks for (0 when unset); the skiff
 	// command uses it when neither --port nor $PORT is given.
 	Port int
+
+	// Session configures sessions (Sails' config/session).
+	Session SessionOptions
+	// CSRF is security.csrf: POST, PUT, PATCH and DELETE requests need a
+	// token bound to their session (route option csrf: false exempts a
+	// route, csrf: true protects one while this is off).
+	CSRF bool
+	// CORS is security.cors in its config form: keys allRoutes,
+	// allowOrigins ("*" or a list), allowCredentials, allowRequestMethods,
+	// allowRequestHeaders, allowResponseHeaders,
+	// allowAnyOriginWithCredentialsUnsafe. nil means Sails' defaults (no
+	// CORS headers unless a route's cors option asks).
+	CORS map[string]any
+	// Policies are Go policies by name (case-insensitive), for PolicyRules.
+	Policies map[string]Policy
+	// PolicyRules is config/policies: action identities ("user/find") or
+	// wildcards ("user/*", "*") mapped to true, false, a policy name, or a
+	// list of names ([]string or []any). The most specific key wins.
+	PolicyRules map[string]any
 	// Sockets configures the socket.io endpoint (sails.io.js clients).
 	Sockets Sockets
+	// Server tunes the http.Server that Serve runs.
+	Server ServerOptions
 }
+
+// Policy guards actions (Sails' api/policies): it calls next to let the
+// request through, or answers it itself to refuse it, typically with
+// Forbidden. It runs after the CSRF check and before the action, for HTTP
+// and socket requests alike, and can read the request's session with
+// SessionFrom.
+type Policy func(next http.Handler) http.Handler
+
+// SessionOptions configure sessions. The zero value gives Sails' defaults:
+// an in-memory store and a sails.sid cookie.
+type SessionOptions struct {
+	// Disabled turns sessions off; CSRF then refuses every checked request.
+	Disabled bool
+	// Name is the cookie name; empty means "sails.sid".
+	Name string
+	// Secret signs the session cookie. Production refuses to start without
+	// one; development falls back to a fixed, public secret.
+	Secret string
+	// Adapter picks the store: "memory" (the default; one process only),
+	// "redis" (URL) or "datastore" (a table in Datastore).
+	Adapter string
+	// URL is the Redis server for the redis adapter
+	// ("redis://[:password@]host:port[/db]").
+	URL string
+	// Prefix is the Redis key prefix; empty means "sess:".
+	Prefix string
+	// Datastore names the datastore of the datastore adapter; empty means
+	// "default".
+	Datastore string
+	// Store is a custom session store; it overrides Adapter.
+	Store scs.Store
+	// MaxAge, when positive, makes the cookie persistent and is the
+	// session's lifetime; otherwise the cookie lasts the browser session and
+	// the store keeps the data for 24 hours.
+	MaxAge time.Duration
+	// Path (default "/"), Domain, Secure, HTTPOnly (default true) and
+	// SameSite are the cookie attributes.
+	Path, Domain string
+	Secure       bool
+	HTTPOnly     *bool
+	SameSite     http.SameSite
+	// IsSessionDisabled reports the requests that get no session; nil
+	// means Sails' default, paths that look like assets ("/app.js").
+	IsSessionDisabled func(*http.Request) bool
+}
+
+// DefaultMaxConnectionsPerIP is Sockets.MaxConnectionsPerIP's default.
+const DefaultMaxConnectionsPerIP = 100
 
 // Sockets configures the socket.io endpoint at /socket.io/ (Sails'
 // config.sockets). The zero value serves it with Sails' defaults and
@@ -71,6 +142,24 @@ type Sockets struct {
 	// before connecting to another origin so that the browser holds the
 	// session cookie (Sails' grant3rdPartyCookie: false).
 	NoCookieRoute bool
+	// MaxConnectionsPerIP caps the sockets open from one client address; 0
+	// means DefaultMaxConnectionsPerIP, a negative value no cap.
+	MaxConnectionsPerIP int
+}
+
+// ServerOptions tune the http.Server that Serve runs; zero values mean
+// the defaults given.
+type ServerOptions struct {
+	// ReadHeaderTimeout bounds reading a request's headers (10 s).
+	ReadHeaderTimeout time.Duration
+	// ReadTimeout bounds reading a whole request (none). WriteTimeout
+	// bounds writing a response (none: it would cut WebSocket connections).
+	ReadTimeout, WriteTimeout time.Duration
+	// IdleTimeout bounds keep-alive connections waiting for a request
+	// (120 s).
+	IdleTimeout time.Duration
+	// MaxHeaderBytes caps request headers (1 MiB).
+	MaxHeaderBytes int
 }
 
 // Blueprints are the blueprint route settings (Sails' config.blueprints).

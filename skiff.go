@@ -36,12 +36,17 @@ type App struct {
 	hub     *realtime.Hub
 	sockets *socketio.Server   // nil when Options.Sockets.Disabled
 	virtual *virtualreq.Server // nil when Options.Sockets.Disabled
+	sec     *security
 }
 
-// New resolves the models, migrates the datastores as each model asks and
-// builds the HTTP handler. It fails on definition errors, unknown
-// datastores and malformed routes; it closes nothing on failure (the caller
-// owns the adapters until New succeeds).
+// New resolves the models, migrates the datastores as each model asks,
+// opens the session store and builds the HTTP handler. It fails on
+// definition errors, unknown datastores, malformed routes and invalid
+// security settings, and in production (Env "production") when the session
+// secret, the socket origin policy (Sockets.OnlyAllowOrigins or
+// BeforeConnect) is missing or a model's migrate is not safe; those checks
+// come before any table is touched. It closes no datastore on failure (the
+// caller owns the adapters until New succeeds).
 func New(ctx context.Context, opts Options) (*App, error) {
 	if opts.Env == "" {
 		opts.Env = "development"
@@ -61,6 +66,11 @@ func New(ctx context.Context, opts Options) (*App, error) {
 			}
 		}
 	}
+	if opts.Env == "production" {
+		if err := productionProblems(&opts); err != nil {
+			return nil, err
+		}
+	}
 	schema, err := model.NewSchema(opts.Models)
 	if err != nil {
 		return nil, err
@@ -72,7 +82,14 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	if err := o.Migrate(ctx); err != nil {
 		return nil, err
 	}
-	a := &App{opts: opts, schema: schema, orm: o, log: opts.Logger, hub: realtime.NewHub(schema.Models(), opts.Logger)}
+	sec, err := newSecurity(ctx, &opts)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Sockets.MaxConnectionsPerIP == 0 {
+		opts.Sockets.MaxConnectionsPerIP = DefaultMaxConnectionsPerIP
+	}
+	a := &App{opts: opts, schema: schema, orm: o, log: opts.Logger, sec: sec, hub: realtime.NewHub(schema.Models(), opts.Logger)}
 	var notifier blueprint.Notifier
 	if !opts.Sockets.Disabled {
 		notifier = a.hub
@@ -104,8 +121,13 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		Actions:   opts.Actions,
 		BodyLimit: opts.BodyLimit,
 		Logger:    opts.Logger,
+		Sessions:  sec.sessions,
+		CSRF:      opts.CSRF,
+		CORS:      sec.cors,
+		Policies:  sec.policies,
 	})
 	if err != nil {
+		_ = sec.Close()
 		return nil, err
 	}
 	a.handler = h
@@ -126,6 +148,7 @@ func (a *App) serveSockets(h http.Handler) {
 		MaxMessageBytes: so.MaxMessageBytes,
 		SendQueue:       so.SendQueue,
 		Allow:           admit(so),
+		MaxPerIP:        so.MaxConnectionsPerIP,
 		OnConnect: func(s *socketio.Socket) {
 			a.hub.Register(s)
 			a.virtual.Connect(s)
@@ -200,11 +223,14 @@ func (a *App) Models() []*model.Model { return a.schema.Models() }
 // in-flight requests finish (up to 10s) and returns nil. It does not close
 // the datastores; Close does.
 func (a *App) Serve(ctx context.Context, ln net.Listener) error {
+	so := a.opts.Server
 	srv := &http.Server{
 		Handler:           a.handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    1 << 20,
+		ReadHeaderTimeout: orDefault(so.ReadHeaderTimeout, 10*time.Second),
+		ReadTimeout:       so.ReadTimeout,
+		WriteTimeout:      so.WriteTimeout,
+		IdleTimeout:       orDefault(so.IdleTimeout, 120*time.Second),
+		MaxHeaderBytes:    orDefault(so.MaxHeaderBytes, 1<<20),
 		ErrorLog:          slog.NewLogLogger(a.log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
@@ -242,12 +268,29 @@ func (a *App) closeSockets(ctx context.Context) {
 	}
 }
 
-// Close closes the app's sockets, if Serve has not, and its datastores.
+// orDefault returns v, or def when v is zero.
+func orDefault[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// Sockets returns the app's socket settings, with MaxConnectionsPerIP's
+// default applied.
+func (a *App) Sockets() Sockets { return a.opts.Sockets }
+
+// Close closes the app's sockets, if Serve has not, its session store and
+// its datastores.
 func (a *App) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	a.closeSockets(ctx)
 	var errs []error
+	if err := a.sec.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("close session store: %w", err))
+	}
 	for name, d := range a.opts.Datastores {
 		if err := d.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("close datastore %s: %w", name, err))

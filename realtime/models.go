@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/skiffhq/skiff/internal/socketctx"
 	"github.com/skiffhq/skiff/internal/socketio"
 	"github.com/skiffhq/skiff/model"
 )
@@ -134,17 +135,17 @@ func (h *Hub) PublishWatchers(ctx context.Context, identity string, data any, om
 	return h.Broadcast(ctx, []string{WatchRoom(identity)}, identity, data, omit)
 }
 
-type socketKey struct{}
-
 // WithSocket returns a context marking a request as sent by the socket
-// with that id (a sails.io.js virtual request).
+// with that id (a sails.io.js virtual request). The mark is the one the
+// session, CSRF and CORS middleware read, so a virtual request is treated
+// as a socket request everywhere.
 func WithSocket(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, socketKey{}, id)
+	return socketctx.NewContext(ctx, id)
 }
 
 // SocketID returns the id of the socket that sent the request whose context
 // this is, or "" for a plain HTTP request.
 func SocketID(ctx context.Context) string {
-	id, _ := ctx.Value(socketKey{}).(string)
+	id, _ := socketctx.FromContext(ctx)
 	return id
 }

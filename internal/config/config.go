@@ -77,6 +77,14 @@ type App struct {
 	Security, Sockets, Session, Policies, HTTP map[string]any
 	// BodyLimit is http.bodyLimit in bytes, 1 MiB by default.
 	BodyLimit int64
+	// CSRF is security.csrf.
+	CSRF bool
+	// SessionSettings, ServerSettings and SocketSettings are the session
+	// section, the http section's server limits and the sockets keys
+	// security needs, checked and typed.
+	SessionSettings SessionSettings
+	ServerSettings  ServerSettings
+	SocketSettings  SocketSettings
 }
 
 // layer is one source of configuration: a file or an environment variable.

@@ -1,8 +1,10 @@
 package config_test
 
 import (
+	"net/http"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/skiffhq/skiff/internal/config"
@@ -280,5 +282,37 @@ func TestModelFiles(t *testing.T) {
 	}
 	if diff := cmp.Diff(wantModels, a.Models); diff != "" {
 		t.Errorf("Models mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestSecuritySettings(t *testing.T) {
+	a := mustLoad(t, map[string]string{"config/security.yaml": `
+security: {csrf: true, cors: {allRoutes: true}}
+session:
+  adapter: redis
+  host: cache
+  port: 6380
+  pass: pw
+  db: 2
+  secret: s3cret
+  cookie: {maxAge: 86400000, secure: true, sameSite: lax, httpOnly: false}
+sockets: {onlyAllowOrigins: [https://a.example], maxConnectionsPerIP: 20}
+http: {readHeaderTimeout: 5000, idleTimeout: 1m, maxHeaderBytes: 64kb}
+`}, "", nil)
+	if !a.CSRF {
+		t.Error("CSRF = false, want true")
+	}
+	s := a.SessionSettings
+	if s.Adapter != "redis" || s.URL != "redis://:pw@cache:6380/2" || s.Secret != "s3cret" {
+		t.Errorf("session adapter, url, secret = %q, %q, %q", s.Adapter, s.URL, s.Secret)
+	}
+	if s.MaxAge != 24*time.Hour || !s.Secure || s.SameSite != http.SameSiteLaxMode || s.HTTPOnly == nil || *s.HTTPOnly {
+		t.Errorf("session cookie = %+v", s)
+	}
+	if got := a.SocketSettings; len(got.OnlyAllowOrigins) != 1 || got.MaxConnectionsPerIP != 20 {
+		t.Errorf("SocketSettings = %+v", got)
+	}
+	if got := a.ServerSettings; got.ReadHeaderTimeout != 5*time.Second || got.IdleTimeout != time.Minute || got.MaxHeaderBytes != 64<<10 {
+		t.Errorf("ServerSettings = %+v", got)
 	}
 }

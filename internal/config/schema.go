@@ -90,6 +90,7 @@ func appSchema() *schema {
 		"maxBufferSize": nil, "allowUpgrades": nil, "cookie": nil, "sendResponseHeaders": nil,
 		"sendStatusCode": nil, "grant3rdPartyCookie": nil, "onRedisDisconnect": nil,
 		"onRedisReconnect": nil, "authorization": nil, "onDisconnect": nil, "onConnect": nil,
+		"maxConnectionsPerIP": number,
 	})
 	sockets.refused = map[string]string{"allowRequest": "allowRequest is not supported: use beforeConnect"}
 
@@ -103,6 +104,7 @@ func appSchema() *schema {
 		// store-specific (connect-redis, connect-mongo, ...)
 		"url": nil, "host": nil, "port": nil, "pass": nil, "password": nil, "user": nil,
 		"username": nil, "db": nil, "prefix": nil, "ttl": nil, "collection": nil,
+		"datastore": text,
 	})
 	session.refused = map[string]string{
 		"routesDisabled":                 "routesDisabled was removed in Sails 1.0: use isSessionDisabled from Go",
@@ -113,6 +115,7 @@ func appSchema() *schema {
 
 	http := mapping(map[string]*schema{
 		"bodyLimit": nil, "middleware": openMapping(nil), "trustProxy": nil, "cache": nil, "bodyParser": nil,
+		"readHeaderTimeout": nil, "readTimeout": nil, "writeTimeout": nil, "idleTimeout": nil, "maxHeaderBytes": nil,
 	})
 
 	return mapping(map[string]*schema{

@@ -36,6 +36,16 @@ func build(src string, tree *omap, env string) (*App, error) {
 	if app.Routes, err = parseRoutes(src, routes); err != nil {
 		return nil, err
 	}
+	app.CSRF, _ = app.Security["csrf"].(bool)
+	if app.SessionSettings, err = sessionSettings(src, app.Session); err != nil {
+		return nil, err
+	}
+	if app.ServerSettings, err = serverSettings(src, app.HTTP); err != nil {
+		return nil, err
+	}
+	if app.SocketSettings, err = socketSettings(src, app.Sockets); err != nil {
+		return nil, err
+	}
 	app.BodyLimit = defaultBodyLimit
 	if v, ok := app.HTTP["bodyLimit"]; ok {
 		if app.BodyLimit, err = parseSize(v); err != nil {

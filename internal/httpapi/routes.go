@@ -13,7 +13,10 @@ import (
 	"strings"
 
 	"github.com/skiffhq/skiff/blueprint"
+	"github.com/skiffhq/skiff/internal/cors"
+	"github.com/skiffhq/skiff/internal/policy"
 	"github.com/skiffhq/skiff/internal/router"
+	"github.com/skiffhq/skiff/internal/session"
 	"github.com/skiffhq/skiff/model"
 )
 
@@ -49,6 +52,17 @@ type Config struct {
 	Actions   map[string]http.Handler
 	BodyLimit int64
 	Logger    *slog.Logger
+
+	// Sessions loads and saves sessions around every request; nil means
+	// none (and CSRF then refuses every checked request).
+	Sessions *session.Manager
+	// CSRF is security.csrf: whether routes without a csrf option check
+	// tokens.
+	CSRF bool
+	// CORS is the parsed security.cors; nil means Sails' defaults.
+	CORS *cors.Settings
+	// Policies guard actions; nil means none.
+	Policies *policy.Table
 }
 
 type handler struct {
@@ -56,10 +70,14 @@ type handler struct {
 	errors errorWriter
 	router *router.Router
 	models map[string]*model.Model
+	cors   *cors.Settings
 }
 
-// NewHandler builds the HTTP handler of an app. It fails when a route is
-// malformed or targets an action that does not exist.
+// NewHandler builds the HTTP handler of an app: sessions around
+// everything, CORS preflight answers, then the router, whose every route
+// runs CORS headers, the CSRF check and the action's policies before its
+// target. It fails when a route is malformed, targets an action that does
+// not exist, or has invalid csrf or cors options.
 func NewHandler(cfg Config) (http.Handler, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -71,9 +89,19 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	for _, m := range cfg.Models {
 		h.models[m.Identity] = m
 	}
-	h.router = router.New(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	var err error
+	if h.cors, err = corsSettings(cfg.CORS); err != nil {
+		return nil, err
+	}
+	// Unmatched requests still meet the global CORS and CSRF settings, as
+	// Sails' router:before handlers run for every path.
+	notFound, err := h.secure("", nil, "", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeText(w, http.StatusNotFound, "Not Found")
-	}))
+	}), "the 404 handler")
+	if err != nil {
+		return nil, err
+	}
+	h.router = router.New(notFound)
 	for _, rt := range cfg.Routes {
 		if err := h.addCustom(rt); err != nil {
 			return nil, fmt.Errorf("route %q: %w", strings.TrimSpace(rt.Method+" "+rt.Path), err)
@@ -82,7 +110,11 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	if err := h.addShadowRoutes(); err != nil {
 		return nil, err
 	}
-	return h.router, nil
+	top := h.preflight(h.router)
+	if cfg.Sessions != nil {
+		top = cfg.Sessions.Handler(top)
+	}
+	return top, nil
 }
 
 var pathParamRx = regexp.MustCompile(`:([A-Za-z0-9_]+)\??`)
@@ -127,6 +159,10 @@ func (h *handler) addCustom(rt Route) error {
 	default:
 		return fmt.Errorf("no target: give an action, a handler, a redirect or a response")
 	}
+	target, err := h.secure(strings.ToUpper(rt.Method), rt.Options, strings.ToLower(rt.Action), target, strings.TrimSpace(rt.Method+" "+rt.Path))
+	if err != nil {
+		return err
+	}
 	skip := router.DefaultSkipAssets(rt.Method, rt.Path)
 	if v, ok := rt.Options["skipAssets"].(bool); ok {
 		skip = v
@@ -145,6 +181,9 @@ func (h *handler) actionTarget(rt Route) (http.Handler, error) {
 		if strings.ToLower(name) == id {
 			return a, nil
 		}
+	}
+	if id == GrantCSRFToken {
+		return h.grantCSRFToken(), nil
 	}
 	identity, action, ok := strings.Cut(id, "/")
 	m := h.models[identity]
@@ -170,6 +209,10 @@ func (h *handler) addShadowRoutes() error {
 	slices.SortFunc(models, func(a, b *model.Model) int { return strings.Compare(a.Identity, b.Identity) })
 	add := func(method, path string, action blueprint.Action, m *model.Model, alias string) error {
 		hd := h.handleBlueprint(blueprintRoute{action: action, model: m, alias: alias, pathParams: pathParams(path)})
+		hd, err := h.secure(method, nil, m.Identity+"/"+blueprintActionNames[action], hd, method+" "+path)
+		if err != nil {
+			return err
+		}
 		return h.router.Add(router.Route{Method: method, Path: path, Handler: hd})
 	}
 	// Action routes come first, as in Sails, so GET /user/:id cannot swallow /user/hello.
@@ -181,13 +224,17 @@ func (h *handler) addShadowRoutes() error {
 		slices.Sort(ids)
 		for _, id := range ids {
 			path := bp.Prefix + "/" + id
-			if err := h.router.Add(router.Route{Path: path, Handler: h.cfg.Actions[id]}); err != nil {
+			hd, err := h.secure("", nil, strings.ToLower(id), h.cfg.Actions[id], path)
+			if err != nil {
+				return err
+			}
+			if err := h.router.Add(router.Route{Path: path, Handler: hd}); err != nil {
 				return fmt.Errorf("action route %s: %w", path, err)
 			}
 			if id == "index" || strings.HasSuffix(id, "/index") {
 				// Sails binds index actions at their folder too, without the prefix.
 				idx := "/" + strings.TrimSuffix(strings.TrimSuffix(id, "index"), "/")
-				if err := h.router.Add(router.Route{Path: idx, Handler: h.cfg.Actions[id]}); err != nil {
+				if err := h.router.Add(router.Route{Path: idx, Handler: hd}); err != nil {
 					return fmt.Errorf("action route %s: %w", idx, err)
 				}
 			}

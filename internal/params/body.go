@@ -96,6 +96,13 @@ func mediaType(ct string) (string, map[string]string) {
 	return mt, params
 }
 
+// Parses reports whether ReadBody parses a body with this Content-Type
+// header (JSON, urlencoded or multipart); other bodies it leaves unread.
+func Parses(contentType string) bool {
+	mt, _ := mediaType(contentType)
+	return kindOf(mt) != bodyIgnored
+}
+
 func kindOf(mt string) bodyKind {
 	switch {
 	case mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"):

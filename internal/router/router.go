@@ -120,7 +120,42 @@ func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		path = "/"
 	}
 	var segBuf [maxSegs]string
-	segs := splitPath(segBuf[:0], path)
+	var capBuf [8]capture
+	e, caps := r.find(req.Method, path, splitPath(segBuf[:0], path), capBuf[:0])
+	if e == nil {
+		r.notFound.ServeHTTP(w, req)
+		return
+	}
+	req = req.WithContext(context.WithValue(req.Context(), ctxKey{}, &e.route))
+	for _, c := range caps {
+		if c.name == "" {
+			continue
+		}
+		req.SetPathValue(c.name, decodeParam(c.value))
+	}
+	e.route.Handler.ServeHTTP(w, req)
+}
+
+// Lookup returns the route a request with this method and escaped URL path
+// would be served by, or nil when none matches. CORS preflight uses it to
+// find the route an OPTIONS request asks about. Callers must not modify the
+// Route.
+func (r *Router) Lookup(method, path string) *Route {
+	if path == "" {
+		path = "/"
+	}
+	var segBuf [maxSegs]string
+	var capBuf [8]capture
+	e, _ := r.find(method, path, splitPath(segBuf[:0], path), capBuf[:0])
+	if e == nil {
+		return nil
+	}
+	return &e.route
+}
+
+// find returns the first route matching method and path (split into segs),
+// with its captures appended to caps.
+func (r *Router) find(method, path string, segs []string, caps []capture) (*entry, []capture) {
 	cands := r.dynamic
 	if len(segs) > 0 {
 		if b, ok := r.buckets[lowerASCII(segs[0])]; ok {
@@ -128,10 +163,9 @@ func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		}
 	}
 	asset := -1 // unknown until a SkipAssets route asks
-	var capBuf [8]capture
 	for _, i := range cands {
 		e := &r.routes[i]
-		if !methodMatches(e.method, req.Method) {
+		if !methodMatches(e.method, method) {
 			continue
 		}
 		if e.route.SkipAssets {
@@ -145,21 +179,11 @@ func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 				continue
 			}
 		}
-		caps, ok := e.pat.match(path, segs, capBuf[:0])
-		if !ok {
-			continue
+		if got, ok := e.pat.match(path, segs, caps); ok {
+			return e, got
 		}
-		req = req.WithContext(context.WithValue(req.Context(), ctxKey{}, &e.route))
-		for _, c := range caps {
-			if c.name == "" {
-				continue
-			}
-			req.SetPathValue(c.name, decodeParam(c.value))
-		}
-		e.route.Handler.ServeHTTP(w, req)
-		return
 	}
-	r.notFound.ServeHTTP(w, req)
+	return nil, nil
 }
 
 func methodMatches(route, method string) bool {

@@ -313,3 +313,37 @@ func TestLooksLikeAsset(t *testing.T) {
 		}
 	}
 }
+
+func TestLookup(t *testing.T) {
+	h := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+	r := router.New(nil)
+	for i, a := range []string{"PUT /user/:id", "/any", "GET /file/:name"} {
+		method, path, err := router.ParseAddress(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = r.Add(router.Route{Method: method, Path: path, Handler: h, Options: i, SkipAssets: router.DefaultSkipAssets(method, path)})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		method, path string
+		want         int // index of the route, -1 for none
+	}{
+		{"PUT", "/user/3", 0},
+		{"POST", "/user/3", -1},
+		{"DELETE", "/any", 1},
+		{"GET", "/file/a", 2},
+		{"GET", "/file/a.txt", -1},
+		{"GET", "/nothing", -1},
+	} {
+		got := -1
+		if rt := r.Lookup(tc.method, tc.path); rt != nil {
+			got = rt.Options.(int)
+		}
+		if got != tc.want {
+			t.Errorf("Lookup(%s, %s) = route %d, want %d", tc.method, tc.path, got, tc.want)
+		}
+	}
+}

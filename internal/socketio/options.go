@@ -38,6 +38,9 @@ type Options struct {
 	// allowRequest: the error text reaches the client. Origin checks live
 	// here; the upgrade itself does not check Origin.
 	Allow func(r *http.Request) error
+	// MaxPerIP caps the sockets open (or being upgraded) from one client IP,
+	// the TCP peer's; one more handshake gets HTTP 403. Zero or less: no cap.
+	MaxPerIP int
 	// OnConnect is called once the socket joined the default namespace
 	// (right after the handshake for EIO=3, after the client's CONNECT for
 	// EIO=4), on the socket's reader goroutine, before any OnEvent.

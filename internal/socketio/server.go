@@ -3,6 +3,7 @@ package socketio
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"sync"
 
@@ -17,13 +18,14 @@ type Server struct {
 
 	mu      sync.RWMutex
 	sockets map[string]*Socket
+	perIP   map[string]int // open sockets and upgrades under way, by client IP
 	closed  bool
 	wg      sync.WaitGroup // one per socket reader (ServeHTTP) and writer
 }
 
 // NewServer returns a Server; zero Options fields take the Default values.
 func NewServer(o Options) *Server {
-	return &Server{opts: o.withDefaults(), sockets: make(map[string]*Socket)}
+	return &Server{opts: o.withDefaults(), sockets: make(map[string]*Socket), perIP: make(map[string]int)}
 }
 
 // handshakeError is an engine.io HTTP error body.
@@ -47,6 +49,10 @@ const (
 // handshake.
 const MessagePollingRefused = "Bad request: only the websocket transport is supported"
 
+// MessageTooManyFromIP is the message of the HTTP 403 refusing a handshake
+// from an address that already has Options.MaxPerIP sockets open.
+const MessageTooManyFromIP = "Too many sockets from this address"
+
 // ServeHTTP handles a handshake: a GET with EIO=3 or EIO=4 and
 // transport=websocket is upgraded, its reader and writer goroutines are
 // started, and ServeHTTP returns (the net/http goroutine and its large stack
@@ -68,6 +74,13 @@ func (srv *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeHandshakeError(w, &handshakeError{status: http.StatusServiceUnavailable, Code: codeBadRequest, Message: "Server is shutting down"})
 		return
 	}
+	ip := clientIP(r)
+	if limit := srv.opts.MaxPerIP; limit > 0 && srv.perIP[ip] >= limit {
+		srv.mu.Unlock()
+		writeHandshakeError(w, &handshakeError{status: http.StatusForbidden, Code: codeForbidden, Message: MessageTooManyFromIP})
+		return
+	}
+	srv.perIP[ip]++
 	srv.wg.Add(1) // for the reader, or until the upgrade fails
 	srv.mu.Unlock()
 
@@ -77,14 +90,16 @@ func (srv *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		CompressionMode:    websocket.CompressionDisabled,
 	})
 	if err != nil {
+		srv.release(ip)
 		srv.wg.Done()
 		srv.opts.Logger.Debug("socket.io websocket upgrade", "remote", r.RemoteAddr, "err", err)
 		return // Accept has answered the request
 	}
 	conn.SetReadLimit(srv.opts.MaxMessageBytes)
 
-	s := newSocket(srv, conn, r, eio)
+	s := newSocket(srv, conn, r, eio, ip)
 	if !srv.register(s) {
+		srv.release(ip)
 		srv.wg.Done()
 		conn.Close(websocket.StatusGoingAway, "server shutting down")
 		return
@@ -151,7 +166,33 @@ func (srv *Server) register(s *Socket) bool {
 func (srv *Server) unregister(s *Socket) {
 	srv.mu.Lock()
 	delete(srv.sockets, s.id)
+	srv.releaseLocked(s.ip)
 	srv.mu.Unlock()
+}
+
+func (srv *Server) release(ip string) {
+	srv.mu.Lock()
+	srv.releaseLocked(ip)
+	srv.mu.Unlock()
+}
+
+func (srv *Server) releaseLocked(ip string) {
+	if srv.perIP[ip] <= 1 {
+		delete(srv.perIP, ip) // keep the map as small as the set of clients
+		return
+	}
+	srv.perIP[ip]--
+}
+
+// clientIP is the address the per-IP cap counts: the peer of the TCP
+// connection. Forwarded headers are not trusted: any client could set them
+// to escape the cap.
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }
 
 // Socket returns the open socket with that id, or nil.

@@ -590,3 +590,29 @@ func TestEIO4MustConnect(t *testing.T) {
 	default:
 	}
 }
+
+func TestMaxPerIP(t *testing.T) {
+	h := newHarness(t, socketio.Options{MaxPerIP: 2})
+	a, b := h.dial(t, 3), h.dial(t, 3)
+	a.open(3)
+	h.next(t, "connect")
+	b.open(3)
+	h.next(t, "connect")
+
+	// A third socket from the same address is refused before the upgrade.
+	_, resp, err := websocket.Dial(t.Context(), h.url+"?EIO=3&transport=websocket", nil)
+	if err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("third dial = %v, %v; want 403", resp, err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(body), socketio.MessageTooManyFromIP) {
+		t.Errorf("refusal body = %s", body)
+	}
+
+	// Once one closes, its slot is free again.
+	a.c.Close(websocket.StatusNormalClosure, "")
+	h.next(t, "disconnect")
+	c := h.dial(t, 3)
+	c.open(3)
+	h.next(t, "connect")
+}

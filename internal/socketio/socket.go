@@ -26,6 +26,7 @@ type Socket struct {
 	srv  *Server
 	id   string
 	req  *http.Request
+	ip   string // counted against Options.MaxPerIP until unregistered
 	eio  int
 	conn *websocket.Conn
 
@@ -54,12 +55,13 @@ type Socket struct {
 	hbWaiting bool // EIO=4: a ping is out, no pong yet
 }
 
-func newSocket(srv *Server, conn *websocket.Conn, r *http.Request, eio int) *Socket {
+func newSocket(srv *Server, conn *websocket.Conn, r *http.Request, eio int, ip string) *Socket {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
 	return &Socket{
 		srv:        srv,
 		id:         newID(),
 		req:        r,
+		ip:         ip,
 		eio:        eio,
 		conn:       conn,
 		ctx:        ctx,

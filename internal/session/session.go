@@ -1,0 +1,285 @@
+// Package session gives requests a server-side session behind a signed
+// cookie, as Sails' session hook (express-session) does: the cookie is
+// named sails.sid by default and holds "s:<token>.<signature>", so a
+// client cannot pick its own session token. Session data lives in an
+// scs store (memory, Redis, or a Skiff datastore).
+//
+// Unlike express-session with Sails' saveUninitialized: true, a session is
+// stored, and its cookie sent, only once something is put in it: API
+// clients that never log in leave nothing behind.
+package session
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/alexedwards/scs/v2"
+
+	"github.com/skiffhq/skiff/internal/router"
+	"github.com/skiffhq/skiff/internal/socketctx"
+)
+
+// DefaultName is the session cookie's name unless configured (Sails'
+// session.name).
+const DefaultName = "sails.sid"
+
+// DefaultLifetime is how long a session lives in its store when the cookie
+// has no maxAge.
+const DefaultLifetime = 24 * time.Hour
+
+// Config configures a Manager.
+type Config struct {
+	// Name is the cookie name; empty means DefaultName.
+	Name string
+	// Secret signs the cookie; it must not be empty.
+	Secret string
+	// Store keeps session data; nil is an error. An scs.CtxStore is used
+	// with the request's context.
+	Store scs.Store
+	// MaxAge, when positive, makes the cookie persistent (Max-Age and
+	// Expires) and is the session's lifetime in the store; otherwise the
+	// cookie ends with the browser session and the store keeps the data for
+	// DefaultLifetime.
+	MaxAge time.Duration
+	// Path (default "/"), Domain, Secure, SameSite and Partitioned are the
+	// cookie attributes; HTTPOnly defaults to true (nil).
+	Path, Domain string
+	Secure       bool
+	HTTPOnly     *bool
+	SameSite     http.SameSite
+	Partitioned  bool
+	// Disabled reports the requests that get no session (Sails'
+	// isSessionDisabled); nil means AssetLike.
+	Disabled func(*http.Request) bool
+	// OnError answers a request whose session could not be loaded or saved
+	// (the store failed); nil answers 500 with a plain body.
+	OnError func(w http.ResponseWriter, r *http.Request, err error)
+}
+
+// AssetLike is Sails' default isSessionDisabled: requests whose last path
+// segment looks like a file name ("/js/app.js") get no session.
+func AssetLike(r *http.Request) bool { return router.LooksLikeAsset(r.URL.Path) }
+
+// Manager loads and saves sessions around requests. It is safe for
+// concurrent use.
+type Manager struct {
+	sm       *scs.SessionManager
+	name     string
+	secret   string
+	disabled func(*http.Request) bool
+	onError  func(w http.ResponseWriter, r *http.Request, err error)
+}
+
+// New returns a Manager for cfg. It fails when the secret or the store is
+// missing.
+func New(cfg Config) (*Manager, error) {
+	if cfg.Secret == "" {
+		return nil, fmt.Errorf("session: a secret is required")
+	}
+	if cfg.Store == nil {
+		return nil, fmt.Errorf("session: a store is required")
+	}
+	sm := scs.New()
+	sm.Store = cfg.Store
+	// A leaked store then does not hand out live session tokens.
+	sm.HashTokenInStore = true
+	sm.Lifetime = DefaultLifetime
+	if cfg.MaxAge > 0 {
+		sm.Lifetime = cfg.MaxAge
+	}
+	sm.Cookie.Name = cfg.Name
+	if sm.Cookie.Name == "" {
+		sm.Cookie.Name = DefaultName
+	}
+	sm.Cookie.Path = cfg.Path
+	if sm.Cookie.Path == "" {
+		sm.Cookie.Path = "/"
+	}
+	sm.Cookie.Domain = cfg.Domain
+	sm.Cookie.Secure = cfg.Secure
+	sm.Cookie.HttpOnly = cfg.HTTPOnly == nil || *cfg.HTTPOnly
+	sm.Cookie.SameSite = cfg.SameSite
+	sm.Cookie.Partitioned = cfg.Partitioned
+	sm.Cookie.Persist = cfg.MaxAge > 0
+	m := &Manager{sm: sm, name: sm.Cookie.Name, secret: cfg.Secret, disabled: cfg.Disabled, onError: cfg.OnError}
+	if m.disabled == nil {
+		m.disabled = AssetLike
+	}
+	if m.onError == nil {
+		m.onError = func(w http.ResponseWriter, r *http.Request, err error) {
+			http.Error(w, "Internal Server Error", http.StatusInternalServerError)
+		}
+	}
+	return m, nil
+}
+
+// Name returns the session cookie's name.
+func (m *Manager) Name() string { return m.name }
+
+type ctxKey struct{}
+
+// Session is the session of one request. Its methods are safe for
+// concurrent use by the handlers of that request. Values must be
+// encodable with encoding/gob (register custom types with gob.Register).
+type Session struct {
+	sm *scs.SessionManager
+	// ctx is the request context scs loaded the session data into; the data
+	// is shared by every context derived from it.
+	ctx context.Context
+}
+
+// FromContext returns the session of the request whose context is ctx, or
+// nil when the request has none (sessions off, or disabled for it).
+func FromContext(ctx context.Context) *Session {
+	s, _ := ctx.Value(ctxKey{}).(*Session)
+	return s
+}
+
+// Get returns the value stored under key, or nil.
+func (s *Session) Get(key string) any { return s.sm.Get(s.ctx, key) }
+
+// GetString returns the string stored under key, or "".
+func (s *Session) GetString(key string) string { return s.sm.GetString(s.ctx, key) }
+
+// Exists reports whether a value is stored under key.
+func (s *Session) Exists(key string) bool { return s.sm.Exists(s.ctx, key) }
+
+// Keys returns the keys in use, sorted.
+func (s *Session) Keys() []string { return s.sm.Keys(s.ctx) }
+
+// Put stores val under key; the session is saved when the response starts.
+func (s *Session) Put(key string, val any) { s.sm.Put(s.ctx, key, val) }
+
+// Remove deletes key.
+func (s *Session) Remove(key string) { s.sm.Remove(s.ctx, key) }
+
+// Clear deletes every key, keeping the session token.
+func (s *Session) Clear() error { return s.sm.Clear(s.ctx) }
+
+// Destroy deletes the session from its store and expires the cookie; a
+// later Put in the same request starts a new session.
+func (s *Session) Destroy() error { return s.sm.Destroy(s.ctx) }
+
+// RenewToken moves the session to a new token, keeping its data. Call it
+// when privileges change (log in, log out) against session fixation.
+func (s *Session) RenewToken() error { return s.sm.RenewToken(s.ctx) }
+
+// Handler loads the session named by the request's signed cookie (a new,
+// empty one when there is none or its signature is wrong), makes it
+// available to next through FromContext, and saves it before the response
+// starts, setting the cookie when the session changed.
+//
+// Requests for which Disabled reports true get no session. So do socket
+// virtual requests (see socketctx) carrying a "nosession" header, as in
+// sails-hook-sockets. A socket's virtual requests carry its handshake's
+// Cookie header, so they share the session of the browser that opened it;
+// when the handshake had no cookie, the socket layer keeps the first
+// Set-Cookie a virtual request answers, as Sails does.
+func (m *Manager) Handler(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if m.disabled(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if _, ok := socketctx.FromContext(r.Context()); ok && r.Header.Get("nosession") != "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		ctx, err := m.sm.Load(r.Context(), m.token(r))
+		if err != nil {
+			m.onError(w, r, fmt.Errorf("load session: %w", err))
+			return
+		}
+		ctx = context.WithValue(ctx, ctxKey{}, &Session{sm: m.sm, ctx: ctx})
+		r = r.WithContext(ctx)
+		sw := &writer{ResponseWriter: w, m: m, r: r}
+		next.ServeHTTP(sw, r)
+		sw.save()
+	})
+}
+
+// token returns the session token of r's cookie, or "" when it has none
+// that Unsign accepts.
+func (m *Manager) token(r *http.Request) string {
+	c, err := r.Cookie(m.name)
+	if err != nil {
+		return ""
+	}
+	t, ok := Unsign(c.Value, m.secret)
+	if !ok {
+		return ""
+	}
+	return t
+}
+
+// writer saves the session as the response starts, so that its cookie can
+// still be set.
+type writer struct {
+	http.ResponseWriter
+	m      *Manager
+	r      *http.Request
+	saved  bool
+	failed bool // saving failed and an error response was written instead
+}
+
+func (sw *writer) save() {
+	if sw.saved {
+		return
+	}
+	sw.saved = true
+	ctx := sw.r.Context()
+	switch sw.m.sm.Status(ctx) {
+	case scs.Modified:
+		token, expiry, err := sw.m.sm.Commit(ctx)
+		if err != nil {
+			sw.failed = true
+			sw.m.onError(sw.ResponseWriter, sw.r, fmt.Errorf("save session: %w", err))
+			return
+		}
+		sw.setCookie(Sign(token, sw.m.secret), expiry, false)
+	case scs.Destroyed:
+		sw.setCookie("", time.Unix(1, 0), true)
+	}
+}
+
+func (sw *writer) setCookie(value string, expiry time.Time, expire bool) {
+	c := sw.m.sm.Cookie
+	ck := &http.Cookie{
+		Name: c.Name, Value: value, Path: c.Path, Domain: c.Domain, Secure: c.Secure,
+		HttpOnly: c.HttpOnly, SameSite: c.SameSite, Partitioned: c.Partitioned,
+	}
+	switch {
+	case expire:
+		ck.Expires = expiry
+		ck.MaxAge = -1
+	case c.Persist:
+		ck.Expires = expiry.UTC().Round(time.Second)
+		ck.MaxAge = max(1, int(time.Until(expiry).Round(time.Second).Seconds()))
+	}
+	h := sw.Header()
+	h.Add("Set-Cookie", ck.String())
+	h.Add("Vary", "Cookie")
+	h.Add("Cache-Control", `no-cache="Set-Cookie"`)
+}
+
+func (sw *writer) WriteHeader(status int) {
+	sw.save()
+	if sw.failed {
+		return
+	}
+	sw.ResponseWriter.WriteHeader(status)
+}
+
+func (sw *writer) Write(b []byte) (int, error) {
+	sw.save()
+	if sw.failed {
+		return len(b), nil
+	}
+	return sw.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer
+// (Flush, Hijack, deadlines).
+func (sw *writer) Unwrap() http.ResponseWriter { return sw.ResponseWriter }

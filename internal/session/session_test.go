@@ -1,0 +1,243 @@
+package session_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/alexedwards/scs/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/skiffhq/skiff/datastore"
+	"github.com/skiffhq/skiff/datastore/postgres"
+	"github.com/skiffhq/skiff/datastore/sqlite"
+	"github.com/skiffhq/skiff/internal/session"
+	"github.com/skiffhq/skiff/internal/socketctx"
+	"github.com/skiffhq/skiff/internal/testenv"
+)
+
+func TestSignMatchesCookieSignature(t *testing.T) {
+	// The cookie-signature package's own example, as express-session
+	// prefixes and encodes it.
+	got := session.Sign("hello", "tobiiscool")
+	want := "s%3Ahello.DGDUkGlIkCzPz%2BC0B064FNgHdEjox7ch8tOBGslZ5QI"
+	if got != want {
+		t.Errorf("Sign(hello, tobiiscool) = %q, want %q", got, want)
+	}
+	if tok, ok := session.Unsign(want, "tobiiscool"); !ok || tok != "hello" {
+		t.Errorf("Unsign(%q) = %q, %v; want hello, true", want, tok, ok)
+	}
+}
+
+func TestUnsignRefuses(t *testing.T) {
+	good := session.Sign("abc", "secret")
+	for _, v := range []string{
+		"", "abc", "s%3Aabc", "s:abc.", "s:.sig", strings.Replace(good, "abc", "abd", 1),
+		session.Sign("abc", "other"), "%zz", strings.Repeat("a", 2000), good[:len(good)-1],
+	} {
+		if tok, ok := session.Unsign(v, "secret"); ok {
+			t.Errorf("Unsign(%q) = %q, true; want a refusal", v, tok)
+		}
+	}
+}
+
+// stores opens each session store the tests run against.
+var stores = []struct {
+	name string
+	open func(t *testing.T) scs.Store
+}{
+	{"memory", func(t *testing.T) scs.Store {
+		return session.NewMemoryStore()
+	}},
+	{"sqlite", func(t *testing.T) scs.Store {
+		db, err := sqlite.Open(t.Context(), datastore.Config{Name: "default", URL: ":memory:"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return datastoreStore(t, db)
+	}},
+	{"postgres", func(t *testing.T) scs.Store {
+		db, err := postgres.Open(t.Context(), datastore.Config{Name: "default", URL: testenv.Postgres(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return datastoreStore(t, db)
+	}},
+	{"redis", func(t *testing.T) scs.Store {
+		url := "redis://" + testenv.Redis(t) + "/0"
+		prefix := "skiff_test_" + randomHex(6) + ":"
+		s, c, err := session.NewRedisStore(t.Context(), url, prefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			defer c.Close()
+			opts, _ := redis.ParseURL(url)
+			rc := redis.NewClient(opts)
+			defer rc.Close()
+			ctx := context.Background()
+			keys, err := rc.Keys(ctx, prefix+"*").Result()
+			if err == nil && len(keys) > 0 {
+				rc.Del(ctx, keys...)
+			}
+		})
+		return s
+	}},
+}
+
+func datastoreStore(t *testing.T, db datastore.Adapter) scs.Store {
+	t.Helper()
+	s, err := session.NewDatastoreStore(t.Context(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Opening it again finds the table in place.
+	if _, err := session.NewDatastoreStore(t.Context(), db); err != nil {
+		t.Fatalf("NewDatastoreStore a second time: %v", err)
+	}
+	return s
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// app is a handler behind the session middleware: /login stores the user
+// id from ?id=, /me answers it, /logout destroys the session.
+func app(t *testing.T, store scs.Store) http.Handler {
+	t.Helper()
+	m, err := session.New(session.Config{Secret: "s3cret", Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/login", func(w http.ResponseWriter, r *http.Request) {
+		s := session.FromContext(r.Context())
+		if err := s.RenewToken(); err != nil {
+			t.Error(err)
+		}
+		s.Put("userId", r.URL.Query().Get("id"))
+		fmt.Fprint(w, "ok")
+	})
+	me := func(w http.ResponseWriter, r *http.Request) {
+		s := session.FromContext(r.Context())
+		if s == nil {
+			fmt.Fprint(w, "no session")
+			return
+		}
+		fmt.Fprint(w, s.GetString("userId"))
+	}
+	mux.HandleFunc("/me", me)
+	mux.HandleFunc("/me.js", me)
+	mux.HandleFunc("/logout", func(w http.ResponseWriter, r *http.Request) {
+		if err := session.FromContext(r.Context()).Destroy(); err != nil {
+			t.Error(err)
+		}
+	})
+	return m.Handler(mux)
+}
+
+func call(t *testing.T, h http.Handler, target, cookie string, socket bool, header ...string) (string, *http.Cookie) {
+	t.Helper()
+	r := httptest.NewRequest("GET", target, nil)
+	if cookie != "" {
+		r.Header.Set("Cookie", cookie)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		r.Header.Set(header[i], header[i+1])
+	}
+	if socket {
+		r = r.WithContext(socketctx.NewContext(r.Context(), "sock1"))
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	body, _ := io.ReadAll(w.Result().Body)
+	var set *http.Cookie
+	for _, c := range w.Result().Cookies() {
+		if c.Name == session.DefaultName {
+			set = c
+		}
+	}
+	return string(body), set
+}
+
+func TestSessionLifecycle(t *testing.T) {
+	for _, st := range stores {
+		t.Run(st.name, func(t *testing.T) {
+			h := app(t, st.open(t))
+			if body, c := call(t, h, "/me", "", false); body != "" || c != nil {
+				t.Errorf("GET /me without cookie = %q, cookie %v; want empty and no cookie", body, c)
+			}
+			_, c := call(t, h, "/login?id=7", "", false)
+			if c == nil {
+				t.Fatal("GET /login set no session cookie")
+			}
+			if !c.HttpOnly || c.Path != "/" || c.MaxAge != 0 || !strings.HasPrefix(c.Value, "s%3A") {
+				t.Errorf("session cookie = %s; want HttpOnly, Path=/, no Max-Age, an s%%3A-signed value", c)
+			}
+			cookie := c.Name + "=" + c.Value
+			if body, c2 := call(t, h, "/me", cookie, false); body != "7" || c2 != nil {
+				t.Errorf("GET /me with the cookie = %q (cookie %v); want 7 and no new cookie", body, c2)
+			}
+			// A socket virtual request carries the handshake's cookie.
+			if body, _ := call(t, h, "/me", cookie, true); body != "7" {
+				t.Errorf("socket GET /me with the cookie = %q, want 7", body)
+			}
+			if body, _ := call(t, h, "/me", cookie, true, "nosession", "true"); body != "no session" {
+				t.Errorf("socket GET /me with nosession = %q, want no session", body)
+			}
+			tampered := strings.Replace(cookie, "s%3A", "s%3AX", 1)
+			if body, _ := call(t, h, "/me", tampered, false); body != "" {
+				t.Errorf("GET /me with a tampered cookie = %q, want an empty session", body)
+			}
+			if body, _ := call(t, h, "/me.js", cookie, false); body != "no session" {
+				t.Errorf("GET /me.js = %q, want no session (asset-like path)", body)
+			}
+			_, c = call(t, h, "/logout", cookie, false)
+			if c == nil || c.MaxAge >= 0 {
+				t.Errorf("GET /logout cookie = %v, want an expired cookie", c)
+			}
+			if body, _ := call(t, h, "/me", cookie, false); body != "" {
+				t.Errorf("GET /me after logout = %q, want an empty session", body)
+			}
+		})
+	}
+}
+
+func TestMaxAgeMakesThePersistentCookie(t *testing.T) {
+	m, err := session.New(session.Config{Secret: "x", Store: session.NewMemoryStore(), MaxAge: 3600e9, Secure: true, SameSite: http.SameSiteLaxMode, Name: "app.sid"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := m.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		session.FromContext(r.Context()).Put("a", 1)
+		w.WriteHeader(201)
+	}))
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("POST", "/", nil))
+	set := w.Header().Get("Set-Cookie")
+	for _, want := range []string{"app.sid=s%3A", "Max-Age=3600", "Expires=", "Secure", "SameSite=Lax", "HttpOnly"} {
+		if !strings.Contains(set, want) {
+			t.Errorf("Set-Cookie = %q, want it to contain %q", set, want)
+		}
+	}
+	if w.Code != 201 {
+		t.Errorf("status = %d, want the handler's 201", w.Code)
+	}
+}
+
+func TestNewRefusesMissingSecret(t *testing.T) {
+	if _, err := session.New(session.Config{Store: session.NewMemoryStore()}); err == nil {
+		t.Error("New without a secret succeeded")
+	}
+}
