@@ -341,16 +341,18 @@ func TestCORSMatrix(t *testing.T) {
 	})
 }
 
+// isLoggedIn is the policy of the tests: the session must hold a userId.
+func isLoggedIn(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s := skiff.SessionFrom(r.Context()); s == nil || !s.Exists("userId") {
+			skiff.Forbidden(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 func TestPolicies(t *testing.T) {
-	isLoggedIn := func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if s := skiff.SessionFrom(r.Context()); s == nil || !s.Exists("userId") {
-				skiff.Forbidden(w, r)
-				return
-			}
-			next.ServeHTTP(w, r)
-		})
-	}
 	opts := skiff.Options{
 		Actions: map[string]http.Handler{
 			"auth/login": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

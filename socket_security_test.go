@@ -19,15 +19,6 @@ import (
 // without one keeps the session its first response set, CSRF applies to
 // socket writes, and policies refuse over sockets as over HTTP.
 func TestSecurityOverRealSockets(t *testing.T) {
-	isLoggedIn := func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if s := skiff.SessionFrom(r.Context()); s == nil || !s.Exists("userId") {
-				skiff.Forbidden(w, r)
-				return
-			}
-			next.ServeHTTP(w, r)
-		})
-	}
 	h := secApp(t, skiff.Options{
 		CSRF: true,
 		Actions: map[string]http.Handler{
