@@ -2,6 +2,7 @@ package orm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -85,34 +86,39 @@ func (o *ORM) Replace(ctx context.Context, m *model.Model, alias string, parent 
 		return nil, err
 	}
 	var cs changeSet
-	err = o.InTx(ctx, m.Datastore, func(ctx context.Context) error {
-		cs = changeSet{}
-		if err := o.lockParent(ctx, m, pk); err != nil {
-			return err
-		}
-		if err := o.requireRecord(ctx, m, pk); err != nil {
-			return err
-		}
-		if err := o.requireAll(ctx, a, want); err != nil {
-			return err
-		}
-		have, err := o.members(ctx, a, pk)
-		if err != nil {
-			return err
-		}
-		var added, removed []any
-		for _, id := range have {
-			if !slices.Contains(want, id) {
-				removed = append(removed, id)
+	var extra []any
+	for attempt := 0; ; attempt++ {
+		err = o.InTx(ctx, m.Datastore, func(ctx context.Context) error {
+			cs = changeSet{}
+			have, err := o.lockedMembers(ctx, m, a, pk, union(slices.Clone(want), extra), true, attempt < maxLockAttempts)
+			if err != nil {
+				return err
 			}
-		}
-		for _, id := range want {
-			if !slices.Contains(have, id) {
-				added = append(added, id)
+			if err := o.requireRecord(ctx, m, pk); err != nil {
+				return err
 			}
+			if err := o.requireAll(ctx, a, want); err != nil {
+				return err
+			}
+			var added, removed []any
+			for _, id := range have {
+				if !slices.Contains(want, id) {
+					removed = append(removed, id)
+				}
+			}
+			for _, id := range want {
+				if !slices.Contains(have, id) {
+					added = append(added, id)
+				}
+			}
+			return o.apply(ctx, &cs, m, a, pk, added, removed)
+		})
+		var late lateMembers
+		if !errors.As(err, &late) {
+			break
 		}
-		return o.apply(ctx, &cs, m, a, pk, added, removed)
-	})
+		extra = union(extra, late)
+	}
 	if err != nil {
 		return nil, wrap("replace", m, err)
 	}
@@ -146,17 +152,14 @@ func (o *ORM) addOrRemove(ctx context.Context, m *model.Model, alias string, par
 	var cs changeSet
 	err = o.InTx(ctx, m.Datastore, func(ctx context.Context) error {
 		cs = changeSet{}
-		if err := o.lockParent(ctx, m, pk); err != nil {
+		have, err := o.lockedMembers(ctx, m, a, pk, ids, false, false)
+		if err != nil {
 			return err
 		}
 		if err := o.requireRecord(ctx, m, pk); err != nil {
 			return err
 		}
 		if err := o.requireRecord(ctx, a.Assoc.Target, id); err != nil {
-			return err
-		}
-		have, err := o.members(ctx, a, pk)
-		if err != nil {
 			return err
 		}
 		switch member := slices.Contains(have, id); {
@@ -236,18 +239,129 @@ func (o *ORM) unlink(ctx context.Context, a *model.Attribute, parent any, ids []
 	return err
 }
 
-// lockParent serialises concurrent collection changes of one parent on
-// engines whose transactions run concurrently (PostgreSQL).
-func (o *ORM) lockParent(ctx context.Context, m *model.Model, pk any) error {
+// lockedMembers returns the members of the parent's collection, read after
+// locking (on engines whose transactions run concurrently) the parent's row
+// and the row of every child whose membership the change may touch: touched,
+// and with all the current members too when they may be removed. A change
+// made from the other side of the association locks the same pair of rows,
+// so the two run one after the other and both sides keep agreeing. Rows are
+// locked in one global order (table name, then key) so that such changes
+// never deadlock.
+//
+// withMembers is Replace's case; when members joined between the unlocked
+// read and the locks, lockedMembers answers a lateMembers error if canRetry,
+// so the caller rolls back and starts again with them.
+func (o *ORM) lockedMembers(ctx context.Context, m *model.Model, a *model.Attribute, pk any, touched []any, withMembers, canRetry bool) ([]any, error) {
 	e, err := o.entry(m)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	te, err := o.entry(a.Assoc.Target)
+	if err != nil {
+		return nil, err
 	}
 	l, ok := o.adapter(ctx, e).(datastore.Locker)
 	if !ok {
-		return nil
+		return o.members(ctx, a, pk)
 	}
-	return l.Lock(ctx, &datastore.Query{Table: e.table, Limit: criteria.Unlimited, Where: criteria.Rename(pkWhere(m, pk), e.column)})
+	children := slices.Clone(touched)
+	if withMembers {
+		// A first read without locks tells which members to lock; one that
+		// joins before the locks are taken is locked after the others.
+		have, err := o.members(ctx, a, pk)
+		if err != nil {
+			return nil, err
+		}
+		children = union(children, have)
+	}
+	if err := lockRows(ctx, l, []lockSet{{e, []any{pk}}, {te, children}}); err != nil {
+		return nil, err
+	}
+	have, err := o.members(ctx, a, pk)
+	if err != nil || !withMembers {
+		return have, err
+	}
+	var late lateMembers
+	for _, id := range have {
+		if !slices.Contains(children, id) {
+			late = append(late, id)
+		}
+	}
+	if len(late) == 0 {
+		return have, nil
+	}
+	if canRetry {
+		return nil, late
+	}
+	// Out of retries: lock them now, out of order; PostgreSQL reports the
+	// rare deadlock this may cause rather than hanging.
+	if err := lockRows(ctx, l, []lockSet{{te, late}}); err != nil {
+		return nil, err
+	}
+	return o.members(ctx, a, pk)
+}
+
+// maxLockAttempts bounds how often Replace starts again because members
+// joined between its first read and its locks.
+const maxLockAttempts = 5
+
+// lateMembers aborts a transaction whose locks miss members that joined
+// the collection after the unlocked read: taking their locks now would
+// break the global lock order, so the change starts again with them.
+type lateMembers []any
+
+func (l lateMembers) Error() string {
+	return fmt.Sprintf("members %s joined before the locks were taken", describeIDs(l))
+}
+
+// lockSet names rows of one table by primary key.
+type lockSet struct {
+	e   *entry
+	ids []any
+}
+
+// lockRows locks the rows of sets table by table in name order (a
+// self-referencing association has both sides in one table, so they are
+// merged), each table's rows in key order.
+func lockRows(ctx context.Context, l datastore.Locker, sets []lockSet) error {
+	byTable := map[string]*lockSet{}
+	var names []string
+	for _, s := range sets {
+		if len(s.ids) == 0 {
+			continue
+		}
+		if have := byTable[s.e.table.Name]; have != nil {
+			have.ids = union(have.ids, s.ids)
+			continue
+		}
+		byTable[s.e.table.Name] = &lockSet{s.e, slices.Clone(s.ids)}
+		names = append(names, s.e.table.Name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		s := byTable[name]
+		pk := s.e.model.PrimaryKey
+		where := &criteria.Cmp{Attr: pk, Op: criteria.In, Value: s.ids}
+		err := l.Lock(ctx, &datastore.Query{
+			Table: s.e.table, Limit: criteria.Unlimited,
+			Where: criteria.Rename(where, s.e.column),
+			Sort:  []criteria.Sort{{Attr: s.e.column(pk)}},
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// union returns a with the elements of b it lacks appended.
+func union(a, b []any) []any {
+	for _, v := range b {
+		if !slices.Contains(a, v) {
+			a = append(a, v)
+		}
+	}
+	return a
 }
 
 // requireRecord answers NotFound when m has no record with key pk.

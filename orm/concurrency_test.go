@@ -48,15 +48,22 @@ func concurrentCollectionChanges(t *testing.T, open func(*testing.T) (*orm.ORM, 
 			for range 40 {
 				pet := pets[r.IntN(len(pets))]
 				tag := tags[r.IntN(len(tags))]
+				// Half the changes come from the other side, so both
+				// parents' locks are exercised against each other.
+				side, parent, child, all := m["pet"], pet, tag, tags
+				alias := "tags"
+				if r.IntN(2) == 0 {
+					side, parent, child, all, alias = m["tag"], tag, pet, pets, "pets"
+				}
 				var err error
 				switch r.IntN(3) {
 				case 0:
-					_, err = o.AddTo(ctx, m["pet"], "tags", pet, tag)
+					_, err = o.AddTo(ctx, side, alias, parent, child)
 				case 1:
-					_, err = o.RemoveFrom(ctx, m["pet"], "tags", pet, tag)
+					_, err = o.RemoveFrom(ctx, side, alias, parent, child)
 				default:
-					n := r.IntN(len(tags))
-					_, err = o.Replace(ctx, m["pet"], "tags", pet, tags[:n])
+					n := r.IntN(len(all) + 1)
+					_, err = o.Replace(ctx, side, alias, parent, all[:n])
 				}
 				if err != nil {
 					errs <- err
