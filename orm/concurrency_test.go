@@ -106,3 +106,56 @@ func concurrentCollectionChanges(t *testing.T, open func(*testing.T) (*orm.ORM, 
 		t.Errorf("pets see %d links, tags see %d", len(fromPets), len(fromTags))
 	}
 }
+
+// TestConcurrentDestroyAndAdd destroys tags (which cascade) while other
+// goroutines add them to pets, then checks that no join row names a tag
+// that is gone.
+func TestConcurrentDestroyAndAdd(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) { concurrentDestroyAndAdd(t, newORM) })
+	t.Run("postgres", func(t *testing.T) {
+		concurrentDestroyAndAdd(t, func(t *testing.T) (*orm.ORM, map[string]*model.Model) {
+			db, err := postgres.Open(t.Context(), datastore.Config{Name: "default", URL: testenv.Postgres(t)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return newORMOn(t, db)
+		})
+	})
+}
+
+func concurrentDestroyAndAdd(t *testing.T, open func(*testing.T) (*orm.ORM, map[string]*model.Model)) {
+	o, m := open(t)
+	ctx := t.Context()
+	var pets, tags []any
+	for i := range 4 {
+		pets = append(pets, mustCreate(t, o, m["pet"], map[string]any{"name": fmt.Sprint("pet", i)})["id"])
+	}
+	for i := range 60 {
+		tags = append(tags, mustCreate(t, o, m["tag"], map[string]any{"label": fmt.Sprint("tag", i)})["id"])
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for _, tg := range tags {
+			if _, _, err := o.Destroy(ctx, m["tag"], tg); err != nil {
+				t.Errorf("destroy tag %v: %v", tg, err)
+			}
+		}
+	})
+	for _, p := range pets {
+		wg.Go(func() {
+			for _, tg := range tags {
+				// A tag destroyed first is a NotFound; that is expected.
+				_, _ = o.AddTo(ctx, m["pet"], "tags", p, tg)
+			}
+		})
+	}
+	wg.Wait()
+	join := m["pet"].Attr("tags").Assoc.Join.Model
+	n, err := o.Count(ctx, join, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("%d join rows survive the destruction of every tag", n)
+	}
+}

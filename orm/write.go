@@ -163,6 +163,13 @@ func (o *ORM) Destroy(ctx context.Context, m *model.Model, pk any) (model.Record
 	var cs changeSet
 	err = o.InTx(ctx, e.store, func(ctx context.Context) error {
 		cs = changeSet{}
+		// Collection changes lock both records of each pair they touch;
+		// locking this one first keeps them from linking it while it goes.
+		if l, ok := o.adapter(ctx, e).(datastore.Locker); ok {
+			if err := lockRows(ctx, l, []lockSet{{e, []any{pk}}}); err != nil {
+				return err
+			}
+		}
 		gone, err = o.FindByPK(ctx, m, pk, nil)
 		if err != nil || gone == nil {
 			return err
