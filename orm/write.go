@@ -36,7 +36,7 @@ func (o *ORM) Create(ctx context.Context, m *model.Model, in map[string]any) (mo
 	var cs changeSet
 	insert := func(ctx context.Context) error {
 		cs = changeSet{}
-		if err := o.checkAssociated(ctx, m, rec, plural, model.CodeInvalidNewRecord); err != nil {
+		if err := o.checkAssociated(ctx, m, nil, rec, plural, model.CodeInvalidNewRecord); err != nil {
 			return err
 		}
 		rows, err := o.adapter(ctx, e).Create(ctx, e.table, []datastore.Record{e.toRow(rec)})
@@ -115,7 +115,7 @@ func (o *ORM) Update(ctx context.Context, m *model.Model, pk any, in map[string]
 		if err != nil || before == nil {
 			return err
 		}
-		if err := o.checkAssociated(ctx, m, vals, nil, model.CodeInvalidValuesToSet); err != nil {
+		if err := o.checkAssociated(ctx, m, pk, vals, nil, model.CodeInvalidValuesToSet); err != nil {
 			return err
 		}
 		if len(vals) == 0 {
@@ -230,8 +230,15 @@ func (o *ORM) departures(ctx context.Context, cs *changeSet, m *model.Model, rec
 }
 
 // checkAssociated refuses ids of records that do not exist: Sails would
-// store dangling keys, Skiff answers 400 naming the attribute.
-func (o *ORM) checkAssociated(ctx context.Context, m *model.Model, rec model.Record, plural map[string][]any, code string) error {
+// store dangling keys, Skiff answers 400 naming the attribute. self is the
+// key of the record being updated, nil on create.
+func (o *ORM) checkAssociated(ctx context.Context, m *model.Model, self any, rec model.Record, plural map[string][]any, code string) error {
+	type check struct {
+		a   *model.Attribute
+		ids []any
+	}
+	var checks []check
+	var locks []lockSet
 	for _, name := range m.Order {
 		a := m.Attributes[name]
 		var ids []any
@@ -246,14 +253,40 @@ func (o *ORM) checkAssociated(ctx context.Context, m *model.Model, rec model.Rec
 		if len(ids) == 0 {
 			continue
 		}
-		target := a.Assoc.Target
-		n, err := o.Count(ctx, target, &criteria.Cmp{Attr: target.PrimaryKey, Op: criteria.In, Value: ids})
+		te, err := o.entry(a.Assoc.Target)
 		if err != nil {
 			return err
 		}
-		if n != int64(len(ids)) {
-			return &model.Error{Kind: model.Invalid, Code: code, Model: m.Identity, Attrs: []string{name},
-				Msg: fmt.Sprintf("Could not use specified `%s`: no %s record has the primary key %s.", name, target.Identity, describeIDs(ids))}
+		checks = append(checks, check{a, ids})
+		locks = append(locks, lockSet{te, ids})
+	}
+	if len(checks) == 0 {
+		return nil
+	}
+	e, err := o.entry(m)
+	if err != nil {
+		return err
+	}
+	// Lock what the record will point at (and the record itself, on
+	// update) so a concurrent cascading destroy cannot remove it between
+	// this check and the write.
+	if l, ok := o.adapter(ctx, e).(datastore.Locker); ok {
+		if self != nil {
+			locks = append(locks, lockSet{e, []any{self}})
+		}
+		if err := lockRows(ctx, l, locks); err != nil {
+			return err
+		}
+	}
+	for _, c := range checks {
+		target := c.a.Assoc.Target
+		n, err := o.Count(ctx, target, &criteria.Cmp{Attr: target.PrimaryKey, Op: criteria.In, Value: c.ids})
+		if err != nil {
+			return err
+		}
+		if n != int64(len(c.ids)) {
+			return &model.Error{Kind: model.Invalid, Code: code, Model: m.Identity, Attrs: []string{c.a.Name},
+				Msg: fmt.Sprintf("Could not use specified `%s`: no %s record has the primary key %s.", c.a.Name, target.Identity, describeIDs(c.ids))}
 		}
 	}
 	return nil
