@@ -117,11 +117,11 @@ func (s *Service) find(ctx context.Context, ps *pubsub, m *model.Model, o *Optio
 		ps.watch(m)
 	}
 	ps.subscribeRead(m, recs)
-	out := make([]model.Record, len(recs))
+	// The records are this request's own: serialise them in place.
 	for i, r := range recs {
-		out[i] = m.Serialize(r)
+		recs[i] = m.SerializeOwned(r)
 	}
-	return &Result{Status: http.StatusOK, Body: out}, nil
+	return &Result{Status: http.StatusOK, Body: recs}, nil
 }
 
 func (s *Service) findOne(ctx context.Context, ps *pubsub, m *model.Model, o *Options) (*Result, error) {
@@ -144,7 +144,7 @@ func (s *Service) findOne(ctx context.Context, ps *pubsub, m *model.Model, o *Op
 		return nil, notFound()
 	}
 	ps.subscribeRead(m, []model.Record{rec})
-	return &Result{Status: http.StatusOK, Body: m.Serialize(rec)}, nil
+	return &Result{Status: http.StatusOK, Body: m.SerializeOwned(rec)}, nil
 }
 
 func (s *Service) create(ctx context.Context, ps *pubsub, m *model.Model, o *Options) (*Result, error) {
@@ -184,7 +184,7 @@ func (s *Service) answer(ctx context.Context, m *model.Model, rec model.Record, 
 	if err := s.orm.Populate(ctx, m, []model.Record{rec}, pops); err != nil {
 		return nil, err
 	}
-	return &Result{Status: http.StatusOK, Body: m.Serialize(rec)}, nil
+	return &Result{Status: http.StatusOK, Body: m.SerializeOwned(rec)}, nil
 }
 
 // target reads what a single-record action needs: the record's key and
@@ -222,7 +222,7 @@ func (s *Service) destroy(ctx context.Context, ps *pubsub, m *model.Model, o *Op
 		return nil, notFound()
 	}
 	ps.destroyed(m, gone, changes)
-	return &Result{Status: http.StatusOK, Body: m.Serialize(before)}, nil
+	return &Result{Status: http.StatusOK, Body: m.SerializeOwned(before)}, nil
 }
 
 func (s *Service) populate(ctx context.Context, ps *pubsub, m *model.Model, o *Options) (*Result, error) {
@@ -252,11 +252,11 @@ func (s *Service) populate(ctx context.Context, ps *pubsub, m *model.Model, o *O
 	target := a.Assoc.Target
 	switch v := rec[o.Alias].(type) {
 	case model.Record:
-		return &Result{Status: http.StatusOK, Body: target.Serialize(v)}, nil
+		return &Result{Status: http.StatusOK, Body: target.SerializeOwned(v)}, nil
 	case []model.Record:
 		out := make([]model.Record, len(v))
 		for i, c := range v {
-			out[i] = target.Serialize(c)
+			out[i] = target.SerializeOwned(c)
 		}
 		return &Result{Status: http.StatusOK, Body: out}, nil
 	}
@@ -384,5 +384,5 @@ func (s *Service) changeCollection(ctx context.Context, ps *pubsub, action Actio
 	if rec == nil {
 		return nil, notFound()
 	}
-	return &Result{Status: http.StatusOK, Body: m.Serialize(rec)}, nil
+	return &Result{Status: http.StatusOK, Body: m.SerializeOwned(rec)}, nil
 }

@@ -30,6 +30,59 @@ func (m *Model) Serialize(r Record) Record {
 	return out
 }
 
+// SerializeOwned is Serialize for a record its caller owns and will not use
+// again, such as the records a find just read: without ToJSON on the way it
+// removes omitted attributes from r and its populated children in place
+// instead of copying them, which is most of the cost of answering a long
+// populated list. A child shared by several parents is fine: removing the
+// same attributes twice changes nothing. Models with ToJSON get copies, as
+// Serialize gives them, because ToJSON need not be repeatable.
+func (m *Model) SerializeOwned(r Record) Record {
+	if r == nil {
+		return nil
+	}
+	if m.ToJSON != nil {
+		return m.Serialize(r)
+	}
+	for k, v := range r {
+		switch v.(type) {
+		case Record, []Record, map[string]any, []any:
+		default:
+			continue // not a populated association
+		}
+		if a := m.Attributes[k]; a != nil && a.Assoc != nil && a.Assoc.Target != nil {
+			r[k] = serializeNestedOwned(a.Assoc.Target, v)
+		}
+	}
+	for _, name := range m.Omit {
+		delete(r, name)
+	}
+	return r
+}
+
+// serializeNestedOwned is serializeNested reusing what it is given.
+func serializeNestedOwned(t *Model, v any) any {
+	switch x := v.(type) {
+	case Record:
+		return t.SerializeOwned(x)
+	case map[string]any:
+		return t.SerializeOwned(Record(x))
+	case []Record:
+		for i, e := range x {
+			x[i] = t.SerializeOwned(e)
+		}
+		return x
+	case []any:
+		for i, e := range x {
+			if isRecordLike(e) {
+				x[i] = serializeNestedOwned(t, e)
+			}
+		}
+		return x
+	}
+	return v
+}
+
 // serializeNested serialises a populated association value; keys and other
 // values pass through.
 func serializeNested(t *Model, v any) any {

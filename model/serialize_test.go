@@ -57,3 +57,56 @@ func TestSerialize(t *testing.T) {
 		t.Errorf("Serialize with ToJSON (-want +got):\n%s", diff)
 	}
 }
+
+// SerializeOwned answers what Serialize answers, shared children included.
+func TestSerializeOwned(t *testing.T) {
+	var ms []*model.Model
+	ms = append(ms, mustParse(t, "user", map[string]any{
+		"customToJSON": map[string]any{"omit": []any{"password"}},
+		"attributes": map[string]any{
+			"password": "string",
+			"prefs":    "json",
+			"pets":     map[string]any{"collection": "pet", "via": "owner"},
+			"best":     map[string]any{"model": "pet"},
+		},
+	}))
+	ms = append(ms, mustParse(t, "pet", map[string]any{
+		"customToJSON": map[string]any{"omit": []any{"secret"}},
+		"attributes":   map[string]any{"owner": map[string]any{"model": "user"}, "secret": "string"},
+	}))
+	s, err := model.NewSchema(ms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	user, pet := s.Model("user"), s.Model("pet")
+	input := func() model.Record {
+		shared := model.Record{"id": 2.0, "secret": "s", "owner": 1.0}
+		return model.Record{
+			"id": 1.0, "password": "hash", "prefs": map[string]any{"secret": "kept"},
+			"best": shared,
+			"pets": []model.Record{shared, {"id": 3.0, "secret": "t"}},
+		}
+	}
+	check := func(name string) {
+		t.Helper()
+		want := user.Serialize(input())
+		if diff := cmp.Diff(want, user.SerializeOwned(input())); diff != "" {
+			t.Errorf("%s: SerializeOwned differs from Serialize (-want +got):\n%s", name, diff)
+		}
+	}
+	check("omit")
+	pet.ToJSON = func(r model.Record) model.Record {
+		r["twice"] = r["id"].(float64) * 2
+		delete(r, "secret")
+		return r
+	}
+	check("child ToJSON")
+	in := input()
+	child := in["best"].(model.Record)
+	user.SerializeOwned(in)
+	if child["secret"] != "s" || child["twice"] != nil {
+		t.Errorf("SerializeOwned handed a child with ToJSON over instead of a copy: %v", child)
+	}
+	user.ToJSON = func(r model.Record) model.Record { r["shown"] = true; return r }
+	check("parent ToJSON")
+}

@@ -31,7 +31,15 @@ type entry struct {
 	store     string
 	adapter   datastore.Adapter
 	colToAttr map[string]string
+	// renames lists the columns named differently from their attribute;
+	// copyRows is set when renaming in place could overwrite a value (an
+	// attribute named like another attribute's column).
+	renames  []rename
+	copyRows bool
 }
+
+// rename maps one column to the attribute it stores.
+type rename struct{ col, attr string }
 
 // New binds schema to stores (datastore name → adapter). Every model's
 // datastore must be present.
@@ -54,6 +62,15 @@ func New(schema *model.Schema, stores map[string]datastore.Adapter) (*ORM, error
 			attr := m.Attributes[name]
 			if !attr.IsPlural() {
 				e.colToAttr[attr.ColumnName] = name
+			}
+		}
+		for col, name := range e.colToAttr {
+			if col == name {
+				continue
+			}
+			e.renames = append(e.renames, rename{col, name})
+			if _, clash := e.colToAttr[name]; clash {
+				e.copyRows = true
 			}
 		}
 		o.entries[m.Identity] = e
@@ -152,18 +169,34 @@ func (e *entry) toRow(rec model.Record) datastore.Record {
 	return row
 }
 
-// fromRow maps a row back to attribute names.
+// fromRow maps a row back to attribute names. The row becomes the record:
+// adapters hand over rows they no longer use, and a list of 300 children
+// then costs 300 maps instead of 600. Columns the model does not know are
+// dropped.
 func (e *entry) fromRow(row datastore.Record) model.Record {
-	rec := make(model.Record, len(row))
-	for col, v := range row {
-		if name, ok := e.colToAttr[col]; ok {
-			if i, isInt := v.(int64); isInt {
-				v = float64(i)
+	if e.copyRows {
+		rec := make(model.Record, len(row))
+		for col, v := range row {
+			if name, ok := e.colToAttr[col]; ok {
+				rec[name] = v
 			}
-			rec[name] = v
+		}
+		return rec
+	}
+	for _, r := range e.renames {
+		if v, ok := row[r.col]; ok {
+			delete(row, r.col)
+			row[r.attr] = v
 		}
 	}
-	return rec
+	if len(row) > len(e.colToAttr) {
+		for name := range row {
+			if a := e.model.Attributes[name]; a == nil || a.IsPlural() {
+				delete(row, name)
+			}
+		}
+	}
+	return model.Record(row)
 }
 
 func (e *entry) column(attr string) string {

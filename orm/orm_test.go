@@ -152,3 +152,54 @@ func TestSchemalessModelsRefused(t *testing.T) {
 		t.Error("orm.New with a schema: false model = nil error, want a refusal")
 	}
 }
+
+// Records read back under their attribute names whatever the columns are
+// called, including attributes named like another attribute's column.
+func TestColumnNamesReadBack(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		attrs map[string]any
+	}{
+		{"renamed", map[string]any{
+			"a": map[string]any{"type": "string", "columnName": "a_col"},
+			"b": map[string]any{"type": "number", "columnName": "b_col"}}},
+		{"swapped", map[string]any{
+			"a": map[string]any{"type": "string", "columnName": "b"},
+			"b": map[string]any{"type": "number", "columnName": "a"}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := model.Parse("thing", "thing.yaml", map[string]any{"migrate": "drop", "attributes": tt.attrs},
+				map[string]any{"attributes": map[string]any{"id": map[string]any{"type": "number", "autoIncrement": true}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			schema, err := model.NewSchema([]*model.Model{m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			db, err := sqlite.Open(t.Context(), datastore.Config{Name: "default", URL: ":memory:"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			o, err := orm.New(schema, map[string]datastore.Adapter{"default": db})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := o.Migrate(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			want := model.Record{"id": 1.0, "a": "x", "b": 2.0}
+			created := mustCreate(t, o, m, map[string]any{"a": "x", "b": 2.0})
+			found, err := o.FindByPK(t.Context(), m, 1.0, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, got := range []model.Record{created, found} {
+				if len(got) != len(want) || got["id"] != want["id"] || got["a"] != want["a"] || got["b"] != want["b"] {
+					t.Errorf("record = %v, want %v", got, want)
+				}
+			}
+		})
+	}
+}

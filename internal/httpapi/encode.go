@@ -65,7 +65,10 @@ func appendMap[M ~map[string]any](b []byte, m M) ([]byte, error) {
 	if m == nil {
 		return append(b, "null"...), nil
 	}
-	keys := make([]string, 0, len(m))
+	// Records rarely have more than 16 keys; their key list stays on the
+	// stack.
+	var buf [16]string
+	keys := buf[:0]
 	for k := range m {
 		keys = append(keys, k)
 	}
