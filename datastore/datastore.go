@@ -89,6 +89,40 @@ type Query struct {
 	Fetch bool
 }
 
+// Through links the rows of a query's table to parent records through a
+// join table (a many-to-many collection), so that population reads the
+// links and the children in one query instead of two.
+type Through struct {
+	// Table is the join table. ParentColumn holds the parents' keys;
+	// ChildColumn holds primary keys of the query's table.
+	Table        *Table
+	ParentColumn string
+	ChildColumn  string
+	// Parents lists the parent keys whose children to read (values of
+	// ParentColumn's kind).
+	Parents []any
+}
+
+// ParentKey is the key under which rows read through a join table carry the
+// parent they were linked to, and the PartitionBy value that applies Sort,
+// Skip and Limit per parent. The prefix keeps it apart from column names.
+const ParentKey = "__skiff_parent"
+
+// ThroughFinder is an optional capability of an Adapter (and of the Adapter
+// an InTx callback receives): reading the children of many parents through
+// a join table in one query. Callers without it read the join rows, then
+// the children.
+type ThroughFinder interface {
+	// FindThrough returns one row per link of j whose parent is one of
+	// j.Parents and whose child is a row of q.Table matching q.Where: the
+	// child's columns (q.Select, or all) and, under ParentKey, the link's
+	// parent key. A child linked to two parents comes back twice; links to
+	// no existing row come back not at all. Rows are ordered by q.Sort, the
+	// primary key, then the parent key. Skip and Limit apply to the whole
+	// result, or per parent when q.PartitionBy is ParentKey.
+	FindThrough(ctx context.Context, q *Query, j *Through) ([]Record, error)
+}
+
 // Migrate is a schema synchronisation strategy (see model.Migrate).
 type Migrate string
 

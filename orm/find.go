@@ -200,7 +200,10 @@ func (o *ORM) populateHasMany(ctx context.Context, e *entry, a *model.Attribute,
 	if q.Select != nil {
 		q.Select = appendMissing(q.Select, via.ColumnName)
 	}
-	rows, err := o.childRows(ctx, te, q, via.ColumnName, len(recs))
+	store := o.adapter(ctx, te)
+	rows, err := childRows(q, via.ColumnName, len(recs), func(q *datastore.Query) ([]datastore.Record, error) {
+		return store.Find(ctx, q)
+	})
 	if err != nil {
 		return err
 	}
@@ -222,46 +225,98 @@ func (o *ORM) populateHasMany(ctx context.Context, e *entry, a *model.Attribute,
 }
 
 // childRows reads the children of up to parents parents, at most q.Limit
-// each (after q.Skip). Small collections are read with one plain query
-// capped at parents*limit+1 rows: when fewer come back, that was every
-// child, and the caller trims each parent's list. Otherwise the query is run
-// again with per-parent limits in the database (window functions), which
-// is slower on small sets but bounded on large ones.
-func (o *ORM) childRows(ctx context.Context, te *entry, q *datastore.Query, partition string, parents int) ([]datastore.Record, error) {
-	a := o.adapter(ctx, te)
+// each (after q.Skip), with find (Find, or FindThrough for a join table).
+// Small collections are read with one plain query capped at
+// parents*limit+1 rows: when fewer come back, that was every child, and the
+// caller trims each parent's list. Otherwise the query is run again with
+// per-parent limits in the database (window functions partitioned by
+// partition), which is slower on small sets but bounded on large ones.
+func childRows(q *datastore.Query, partition string, parents int, find func(*datastore.Query) ([]datastore.Record, error)) ([]datastore.Record, error) {
 	if q.Skip == 0 && q.Limit < criteria.Unlimited/int64(parents+1) {
 		plain := *q
 		plain.Limit = int64(parents)*q.Limit + 1
-		rows, err := a.Find(ctx, &plain)
+		rows, err := find(&plain)
 		if err != nil || int64(len(rows)) < plain.Limit {
 			return rows, err
 		}
 	}
 	q.PartitionBy = partition
-	return a.Find(ctx, q)
+	return find(q)
 }
 
-// populateJoined reads the join rows of every parent, then their children,
-// and applies skip and limit per parent while distributing them.
+// populateJoined reads the children of every parent through the join
+// table and applies skip and limit per parent: in one query joining the
+// two tables when the adapter can (datastore.ThroughFinder), else with one
+// query for the join rows and one for the children.
 func (o *ORM) populateJoined(ctx context.Context, e *entry, a *model.Attribute, sub criteria.Criteria, recs []model.Record) error {
-	target, join := a.Assoc.Target, a.Assoc.Join
-	pk := e.model.PrimaryKey
-	links, err := o.Find(ctx, join.Model, &criteria.Criteria{
-		Where: &criteria.Cmp{Attr: join.ParentAttr, Op: criteria.In, Value: distinct(recs, pk)},
-		Limit: criteria.Unlimited,
-	}, nil)
+	te, err := o.entry(a.Assoc.Target)
 	if err != nil {
 		return err
 	}
-	if len(links) == 0 {
-		return nil
+	je, err := o.entry(a.Assoc.Join.Model)
+	if err != nil {
+		return err
+	}
+	var byParent map[any][]model.Record
+	if tf, ok := o.adapter(ctx, te).(datastore.ThroughFinder); ok && je.store == te.store {
+		byParent, err = o.childrenThrough(ctx, tf, te, je, a.Assoc.Join, sub, distinct(recs, e.model.PrimaryKey))
+	} else {
+		byParent, err = o.childrenByLinks(ctx, te, a.Assoc.Join, sub, distinct(recs, e.model.PrimaryKey))
+	}
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		if kids := byParent[r[e.model.PrimaryKey]]; kids != nil {
+			omit(kids, sub.Omit)
+			r[a.Name] = kids
+		}
+	}
+	return nil
+}
+
+// childrenThrough reads the children of parents with FindThrough.
+func (o *ORM) childrenThrough(ctx context.Context, tf datastore.ThroughFinder, te, je *entry, join *model.JoinTable, sub criteria.Criteria, parents []any) (map[any][]model.Record, error) {
+	j := &datastore.Through{
+		Table:        je.table,
+		ParentColumn: je.column(join.ParentAttr),
+		ChildColumn:  je.column(join.ChildAttr),
+		Parents:      parents,
+	}
+	rows, err := childRows(te.query(&sub), datastore.ParentKey, len(parents), func(q *datastore.Query) ([]datastore.Record, error) {
+		return tf.FindThrough(ctx, q, j)
+	})
+	if err != nil {
+		return nil, err
+	}
+	byParent := map[any][]model.Record{}
+	for _, row := range rows {
+		parent := row[datastore.ParentKey]
+		delete(row, datastore.ParentKey)
+		if int64(len(byParent[parent])) < sub.Limit {
+			byParent[parent] = append(byParent[parent], te.fromRow(row))
+		}
+	}
+	return byParent, nil
+}
+
+// childrenByLinks reads the join rows of parents, then their children, and
+// applies skip and limit per parent while distributing them.
+func (o *ORM) childrenByLinks(ctx context.Context, te *entry, join *model.JoinTable, sub criteria.Criteria, parents []any) (map[any][]model.Record, error) {
+	target := te.model
+	links, err := o.Find(ctx, join.Model, &criteria.Criteria{
+		Where: &criteria.Cmp{Attr: join.ParentAttr, Op: criteria.In, Value: parents},
+		Limit: criteria.Unlimited,
+	}, nil)
+	if err != nil || len(links) == 0 {
+		return nil, err
 	}
 	all := sub
-	all.Limit, all.Skip = criteria.Unlimited, 0
+	all.Limit, all.Skip, all.Omit = criteria.Unlimited, 0, nil
 	all.Where = andIn(all.Where, target.PrimaryKey, distinct(links, join.ChildAttr))
 	children, err := o.Find(ctx, target, &all, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	parentsOf := map[any][]any{}
 	for _, l := range links {
@@ -280,12 +335,7 @@ func (o *ORM) populateJoined(ctx context.Context, e *entry, a *model.Attribute, 
 			byParent[parent] = append(byParent[parent], child)
 		}
 	}
-	for _, r := range recs {
-		if kids := byParent[r[pk]]; kids != nil {
-			r[a.Name] = kids
-		}
-	}
-	return nil
+	return byParent, nil
 }
 
 // distinct returns the distinct non-nil values of attr in recs, in order.

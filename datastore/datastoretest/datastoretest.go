@@ -36,6 +36,7 @@ func TestAdapter(t *testing.T, open func(t *testing.T) datastore.Adapter) {
 		{"LimitSkip", testLimitSkip},
 		{"Select", testSelect},
 		{"PartitionBy", testPartitionBy},
+		{"FindThrough", testFindThrough},
 		{"Count", testCount},
 		{"Update", testUpdate},
 		{"Destroy", testDestroy},

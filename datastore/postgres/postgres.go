@@ -30,7 +30,11 @@ type DB struct {
 	closed atomic.Bool
 }
 
-var _ datastore.Adapter = (*DB)(nil)
+var (
+	_ datastore.Adapter       = (*DB)(nil)
+	_ datastore.ThroughFinder = (*DB)(nil)
+	_ datastore.ThroughFinder = (*session)(nil)
+)
 
 // querier is what the adapter needs from a pool or a transaction.
 type querier interface {
@@ -93,6 +97,14 @@ func (db *DB) Find(ctx context.Context, q *datastore.Query) ([]datastore.Record,
 		return nil, err
 	}
 	return db.session().Find(ctx, q)
+}
+
+// FindThrough implements datastore.ThroughFinder.
+func (db *DB) FindThrough(ctx context.Context, q *datastore.Query, j *datastore.Through) ([]datastore.Record, error) {
+	if err := db.check(); err != nil {
+		return nil, err
+	}
+	return db.session().FindThrough(ctx, q, j)
 }
 
 // Count implements datastore.Adapter.

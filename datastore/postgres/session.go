@@ -26,6 +26,19 @@ func (s *session) Find(ctx context.Context, q *datastore.Query) ([]datastore.Rec
 	return recs, nil
 }
 
+// FindThrough implements datastore.ThroughFinder.
+func (s *session) FindThrough(ctx context.Context, q *datastore.Query, j *datastore.Through) ([]datastore.Record, error) {
+	st, err := sqlgen.SelectThrough(s.d, q, j)
+	if err != nil {
+		return nil, fmt.Errorf("find: %w", err)
+	}
+	recs, err := s.records(ctx, st)
+	if err != nil {
+		return nil, fmt.Errorf("find %s through %s: %w", q.Table.Name, j.Table.Name, err)
+	}
+	return recs, nil
+}
+
 // Lock implements datastore.Locker with SELECT ... FOR UPDATE; outside a
 // transaction the lock would end with the statement, so it does nothing there.
 func (s *session) Lock(ctx context.Context, q *datastore.Query) error {

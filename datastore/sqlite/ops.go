@@ -22,6 +22,14 @@ func (db *DB) Find(ctx context.Context, q *datastore.Query) ([]datastore.Record,
 	return find(ctx, db.d, runner{cache: db.reads}, q)
 }
 
+// FindThrough implements datastore.ThroughFinder on the read pool.
+func (db *DB) FindThrough(ctx context.Context, q *datastore.Query, j *datastore.Through) ([]datastore.Record, error) {
+	if err := db.check(); err != nil {
+		return nil, err
+	}
+	return findThrough(ctx, db.d, runner{cache: db.reads}, q, j)
+}
+
 // Count implements datastore.Adapter on the read pool.
 func (db *DB) Count(ctx context.Context, q *datastore.Query) (int64, error) {
 	if err := db.check(); err != nil {
@@ -72,6 +80,18 @@ func find(ctx context.Context, d *sqlgen.Dialect, r runner, q *datastore.Query) 
 	recs, err := queryRecords(ctx, r, st)
 	if err != nil {
 		return nil, fmt.Errorf("find %s: %w", q.Table.Name, err)
+	}
+	return recs, nil
+}
+
+func findThrough(ctx context.Context, d *sqlgen.Dialect, r runner, q *datastore.Query, j *datastore.Through) ([]datastore.Record, error) {
+	st, err := sqlgen.SelectThrough(d, q, j)
+	if err != nil {
+		return nil, fmt.Errorf("find: %w", err)
+	}
+	recs, err := queryRecords(ctx, r, st)
+	if err != nil {
+		return nil, fmt.Errorf("find %s through %s: %w", q.Table.Name, j.Table.Name, err)
 	}
 	return recs, nil
 }

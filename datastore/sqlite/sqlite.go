@@ -39,7 +39,11 @@ type DB struct {
 	closed atomic.Bool
 }
 
-var _ datastore.Adapter = (*DB)(nil)
+var (
+	_ datastore.Adapter       = (*DB)(nil)
+	_ datastore.ThroughFinder = (*DB)(nil)
+	_ datastore.ThroughFinder = (*tx)(nil)
+)
 
 // Open opens (creating if needed) the database cfg describes: cfg.URL when
 // set, a file path, a file: URI, or ":memory:" for a private temporary

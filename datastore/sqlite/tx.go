@@ -48,6 +48,10 @@ func (t *tx) Find(ctx context.Context, q *datastore.Query) ([]datastore.Record, 
 	return find(ctx, t.db.d, t.r, q)
 }
 
+func (t *tx) FindThrough(ctx context.Context, q *datastore.Query, j *datastore.Through) ([]datastore.Record, error) {
+	return findThrough(ctx, t.db.d, t.r, q, j)
+}
+
 func (t *tx) Count(ctx context.Context, q *datastore.Query) (int64, error) {
 	return count(ctx, t.db.d, t.r, q)
 }

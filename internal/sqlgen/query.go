@@ -251,7 +251,7 @@ func (b *builder) columnList(cols []*datastore.Column) {
 		if i > 0 {
 			b.str(", ")
 		}
-		b.ident(c.Name)
+		b.colRef(c.Name)
 	}
 }
 
@@ -293,7 +293,7 @@ func (b *builder) orderBy(sorts []criteria.Sort) error {
 		if i > 0 {
 			b.str(", ")
 		}
-		b.ident(s.Attr)
+		b.colRef(s.Attr)
 		isPK := s.Attr == pk
 		seenPK = seenPK || isPK
 		switch {
@@ -317,7 +317,161 @@ func (b *builder) orderBy(sorts []criteria.Sort) error {
 	if len(sorts) > 0 {
 		b.str(", ")
 	}
-	b.ident(pk)
+	b.colRef(pk)
 	b.str(" ASC")
 	return nil
+}
+
+// Aliases of the two tables SelectThrough joins; the prefix keeps them
+// apart from table names.
+const (
+	childAlias = "__skiff_c"
+	linkAlias  = "__skiff_j"
+)
+
+// SelectThrough compiles q joined through the join table j: the rows of
+// q.Table linked to j.Parents, one per link, with the link's parent key
+// under datastore.ParentKey (see datastore.ThroughFinder). Skip and Limit
+// apply per parent, through ROW_NUMBER(), when q.PartitionBy is
+// datastore.ParentKey.
+func SelectThrough(d *Dialect, q *datastore.Query, j *datastore.Through) (Stmt, error) {
+	b, err := newBuilder(d, q.Table)
+	if err != nil {
+		return Stmt{}, err
+	}
+	if j == nil || j.Table == nil {
+		return Stmt{}, fmt.Errorf("select %s through: no join table", q.Table.Name)
+	}
+	if q.Limit < 0 || q.Skip < 0 {
+		return Stmt{}, fmt.Errorf("select %s: negative limit or skip", q.Table.Name)
+	}
+	if q.Table.PrimaryKey == "" {
+		return Stmt{}, fmt.Errorf("select %s through %s: the table has no primary key", q.Table.Name, j.Table.Name)
+	}
+	if q.PartitionBy != "" && q.PartitionBy != datastore.ParentKey {
+		return Stmt{}, fmt.Errorf("select %s through %s: partition by %q, want the parent key", q.Table.Name, j.Table.Name, q.PartitionBy)
+	}
+	parent, child := j.Table.Column(j.ParentColumn), j.Table.Column(j.ChildColumn)
+	if parent == nil || child == nil {
+		return Stmt{}, fmt.Errorf("join table %s has no column %q or %q", j.Table.Name, j.ParentColumn, j.ChildColumn)
+	}
+	cols, err := b.columns(q.Select)
+	if err != nil {
+		return Stmt{}, err
+	}
+	out := append(cols[:len(cols):len(cols)], &datastore.Column{Name: datastore.ParentKey, Kind: parent.Kind})
+	parentRef := func() {
+		b.ident(linkAlias)
+		b.str(".")
+		b.ident(j.ParentColumn)
+	}
+	// selectFrom writes the joined SELECT of cols, parent key included,
+	// with extra (if set) as one more output column.
+	selectFrom := func(cols []*datastore.Column, extra func() error) error {
+		b.qual = childAlias
+		defer func() { b.qual = "" }()
+		b.str("SELECT ")
+		b.columnList(cols)
+		b.str(", ")
+		parentRef()
+		b.str(" AS ")
+		b.ident(datastore.ParentKey)
+		if extra != nil {
+			if err := extra(); err != nil {
+				return err
+			}
+		}
+		b.str(" FROM ")
+		b.ident(q.Table.Name)
+		b.str(" AS ")
+		b.ident(childAlias)
+		b.str(" JOIN ")
+		b.ident(j.Table.Name)
+		b.str(" AS ")
+		b.ident(linkAlias)
+		b.str(" ON ")
+		b.ident(linkAlias)
+		b.str(".")
+		b.ident(j.ChildColumn)
+		b.str(" = ")
+		b.colRef(q.Table.PrimaryKey)
+		b.str(" WHERE ")
+		b.t, b.qual = j.Table, linkAlias
+		err := b.in(parent, false, j.Parents)
+		b.t, b.qual = q.Table, childAlias
+		if err != nil {
+			return err
+		}
+		if q.Where != nil {
+			b.str(" AND (")
+			if err := b.where(q.Where); err != nil {
+				return err
+			}
+			b.str(")")
+		}
+		return nil
+	}
+	if q.PartitionBy == "" || q.Skip == 0 && q.Limit >= criteria.Unlimited {
+		if err := selectFrom(cols, nil); err != nil {
+			return Stmt{}, err
+		}
+		b.qual = childAlias
+		b.str(" ")
+		if err := b.orderBy(q.Sort); err != nil {
+			return Stmt{}, err
+		}
+		b.str(", ")
+		parentRef()
+		b.str(" ASC")
+		b.qual = ""
+		switch {
+		case q.Limit < criteria.Unlimited:
+			b.str(" LIMIT ")
+			b.param(q.Limit)
+		case q.Skip > 0 && d.OffsetOnlyLimit != "":
+			b.str(" LIMIT " + d.OffsetOnlyLimit)
+		}
+		if q.Skip > 0 {
+			b.str(" OFFSET ")
+			b.param(q.Skip)
+		}
+		return b.stmt(out), nil
+	}
+	b.str("SELECT ")
+	b.columnList(out)
+	b.str(" FROM (")
+	err = selectFrom(b.allColumns(), func() error {
+		b.str(", ROW_NUMBER() OVER (PARTITION BY ")
+		parentRef()
+		b.str(" ")
+		if err := b.orderBy(q.Sort); err != nil {
+			return err
+		}
+		b.str(") AS ")
+		b.ident(rowNumber)
+		return nil
+	})
+	if err != nil {
+		return Stmt{}, err
+	}
+	b.str(") AS ")
+	b.ident("__skiff_p")
+	b.str(" WHERE ")
+	b.ident(rowNumber)
+	b.str(" > ")
+	b.param(q.Skip)
+	if q.Limit < criteria.Unlimited {
+		b.str(" AND ")
+		b.ident(rowNumber)
+		b.str(" <= ")
+		b.param(q.Skip + q.Limit)
+	}
+	b.str(" ")
+	if err := b.orderBy(q.Sort); err != nil {
+		return Stmt{}, err
+	}
+	b.str(", ")
+	b.ident(datastore.ParentKey)
+	b.str(" ASC")
+	return b.stmt(out), nil
 }

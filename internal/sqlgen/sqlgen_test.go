@@ -45,6 +45,24 @@ func cmpx(attr string, op criteria.Op, v any) *criteria.Cmp {
 
 type gen func(d *sqlgen.Dialect) (sqlgen.Stmt, error)
 
+// links is a join table from groups (group_users) to users (user_groups).
+func links() *datastore.Through {
+	return &datastore.Through{
+		Table: &datastore.Table{Name: "group_users__user_groups", PrimaryKey: "id", Columns: []datastore.Column{
+			{Name: "id", Kind: datastore.Integer, PrimaryKey: true, AutoIncrement: true, NotNull: true},
+			{Name: "group_users", Kind: datastore.Integer},
+			{Name: "user_groups", Kind: datastore.Integer},
+		}},
+		ParentColumn: "group_users",
+		ChildColumn:  "user_groups",
+		Parents:      []any{1.0, 2.0},
+	}
+}
+
+func through(qq *datastore.Query) gen {
+	return func(d *sqlgen.Dialect) (sqlgen.Stmt, error) { return sqlgen.SelectThrough(d, qq, links()) }
+}
+
 func sel(qq *datastore.Query) gen {
 	return func(d *sqlgen.Dialect) (sqlgen.Stmt, error) { return sqlgen.Select(d, qq) }
 }
@@ -102,6 +120,19 @@ func cases() []struct {
 		}))},
 		{"partition skip only", sel(with(func(qq *datastore.Query) { qq.PartitionBy = "petId"; qq.Skip = 1 }))},
 		{"partition unlimited", sel(with(func(qq *datastore.Query) { qq.PartitionBy = "petId" }))},
+		{"through", through(with(func(qq *datastore.Query) {
+			qq.Where = cmpx("admin", criteria.Eq, true)
+			qq.Sort = []criteria.Sort{{Attr: "name", Desc: true}}
+			qq.Limit = 61
+			qq.Select = []string{"id", "name"}
+		}))},
+		{"through partition", through(with(func(qq *datastore.Query) {
+			qq.Where = &criteria.Or{Exprs: []criteria.Expr{cmpx("age", criteria.Gt, 3.0), cmpx("name", criteria.Like, "a%")}}
+			qq.PartitionBy = datastore.ParentKey
+			qq.Sort = []criteria.Sort{{Attr: "age"}}
+			qq.Limit, qq.Skip = 2, 1
+		}))},
+		{"through skip only", through(with(func(qq *datastore.Query) { qq.Skip = 3 }))},
 		{"count", func(d *sqlgen.Dialect) (sqlgen.Stmt, error) {
 			return sqlgen.Count(d, q(cmpx("admin", criteria.Eq, false)))
 		}},
@@ -186,6 +217,16 @@ func TestErrors(t *testing.T) {
 		if _, err := sqlgen.Select(d, tt.q); err == nil {
 			t.Errorf("Select(%s) error = nil, want an error", tt.name)
 		}
+	}
+	bad := links()
+	bad.ParentColumn = "nope"
+	for name, j := range map[string]*datastore.Through{"no join table": nil, "unknown join column": bad} {
+		if _, err := sqlgen.SelectThrough(d, q(nil), j); err == nil {
+			t.Errorf("SelectThrough(%s) error = nil, want an error", name)
+		}
+	}
+	if _, err := sqlgen.SelectThrough(d, &datastore.Query{Table: table(), PartitionBy: "petId", Limit: 1}, links()); err == nil {
+		t.Errorf("SelectThrough(partition by a column) error = nil, want an error")
 	}
 	if _, err := sqlgen.Update(d, q(nil), datastore.Record{}); err != sqlgen.ErrNoValues {
 		t.Errorf("Update(no values) error = %v, want ErrNoValues", err)

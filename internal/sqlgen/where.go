@@ -11,14 +11,26 @@ import (
 
 // builder accumulates SQL text and its parameters for one statement.
 type builder struct {
-	d    *Dialect
-	t    *datastore.Table
+	d *Dialect
+	t *datastore.Table
+	// qual, when set, qualifies column references (the alias of t in a
+	// join).
+	qual string
 	sb   strings.Builder
 	args []any
 }
 
 func (b *builder) str(s string)      { b.sb.WriteString(s) }
 func (b *builder) ident(name string) { b.d.writeIdent(&b.sb, name) }
+
+// colRef writes a reference to column name of t.
+func (b *builder) colRef(name string) {
+	if b.qual != "" {
+		b.ident(b.qual)
+		b.str(".")
+	}
+	b.ident(name)
+}
 
 func (b *builder) param(v any) {
 	b.args = append(b.args, v)
@@ -108,7 +120,7 @@ func fractional(c *datastore.Column, v any) (float64, bool) {
 
 func (b *builder) equality(c *datastore.Column, ne bool, v any) error {
 	if v == nil {
-		b.ident(c.Name)
+		b.colRef(c.Name)
 		if ne {
 			b.str(" IS NOT NULL")
 		} else {
@@ -129,7 +141,7 @@ func (b *builder) equality(c *datastore.Column, ne bool, v any) error {
 		return err
 	}
 	if !ne {
-		b.ident(c.Name)
+		b.colRef(c.Name)
 		b.str(" = ")
 		b.param(ev)
 		return nil
@@ -137,11 +149,11 @@ func (b *builder) equality(c *datastore.Column, ne bool, v any) error {
 	// Waterline's != matches records where the attribute is null
 	// (sails-disk does, and clients rely on it), unlike SQL's <>.
 	b.str("(")
-	b.ident(c.Name)
+	b.colRef(c.Name)
 	b.str(" <> ")
 	b.param(ev)
 	b.str(" OR ")
-	b.ident(c.Name)
+	b.colRef(c.Name)
 	b.str(" IS NULL)")
 	return nil
 }
@@ -162,7 +174,7 @@ func (b *builder) order(c *datastore.Column, op criteria.Op, v any) error {
 	if err != nil {
 		return err
 	}
-	b.ident(c.Name)
+	b.colRef(c.Name)
 	switch op {
 	case criteria.Lt:
 		b.str(" < ")
@@ -211,7 +223,7 @@ func (b *builder) in(c *datastore.Column, not bool, list []any) error {
 	if wrap {
 		b.str("(")
 	}
-	b.ident(c.Name)
+	b.colRef(c.Name)
 	if not {
 		b.str(" NOT IN (")
 	} else {
@@ -226,7 +238,7 @@ func (b *builder) in(c *datastore.Column, not bool, list []any) error {
 	b.str(")")
 	if wrap {
 		b.str(" OR ")
-		b.ident(c.Name)
+		b.colRef(c.Name)
 		b.str(" IS NULL)")
 	}
 	return nil
@@ -240,17 +252,17 @@ func (b *builder) in(c *datastore.Column, not bool, list []any) error {
 func (b *builder) like(c *datastore.Column, pattern string) {
 	toks := parseLike(pattern)
 	if b.d.Glob {
-		b.ident(c.Name)
+		b.colRef(c.Name)
 		b.str(" GLOB ")
 		b.param(globPattern(toks))
 		return
 	}
 	if b.d.LikeCast != "" && c.Kind != datastore.String {
 		b.str("CAST(")
-		b.ident(c.Name)
+		b.colRef(c.Name)
 		b.str(" AS " + b.d.LikeCast + ")")
 	} else {
-		b.ident(c.Name)
+		b.colRef(c.Name)
 	}
 	b.str(" LIKE ")
 	b.param(likePattern(toks))
