@@ -117,9 +117,9 @@ type ThroughFinder interface {
 	// j.Parents and whose child is a row of q.Table matching q.Where: the
 	// child's columns (q.Select, or all) and, under ParentKey, the link's
 	// parent key. A child linked to two parents comes back twice; links to
-	// no existing row come back not at all. Rows are ordered by q.Sort, the
-	// primary key, then the parent key. Skip and Limit apply to the whole
-	// result, or per parent when q.PartitionBy is ParentKey.
+	// no existing row come back not at all. Rows are ordered by the parent
+	// key, then q.Sort, then the primary key. Skip and Limit apply to the
+	// whole result, or per parent when q.PartitionBy is ParentKey.
 	FindThrough(ctx context.Context, q *Query, j *Through) ([]Record, error)
 }
 

@@ -284,13 +284,19 @@ func (b *builder) values(rec datastore.Record) ([]*datastore.Column, []any, erro
 // every result order is deterministic. NULL sorts lowest on every engine.
 func (b *builder) orderBy(sorts []criteria.Sort) error {
 	b.str("ORDER BY ")
+	return b.sortTerms(sorts, false)
+}
+
+// sortTerms writes the terms of orderBy; after is set when terms precede
+// them.
+func (b *builder) sortTerms(sorts []criteria.Sort, after bool) error {
 	pk := b.t.PrimaryKey
 	seenPK := false
 	for i, s := range sorts {
 		if _, err := b.column(s.Attr); err != nil {
 			return err
 		}
-		if i > 0 {
+		if i > 0 || after {
 			b.str(", ")
 		}
 		b.colRef(s.Attr)
@@ -308,13 +314,13 @@ func (b *builder) orderBy(sorts []criteria.Sort) error {
 		}
 	}
 	if seenPK || pk == "" {
-		if len(sorts) == 0 {
+		if len(sorts) == 0 && !after {
 			// ORDER BY needs a term; with no key, keep engine order.
 			b.str("(SELECT NULL)")
 		}
 		return nil
 	}
-	if len(sorts) > 0 {
+	if len(sorts) > 0 || after {
 		b.str(", ")
 	}
 	b.colRef(pk)
@@ -416,13 +422,12 @@ func SelectThrough(d *Dialect, q *datastore.Query, j *datastore.Through) (Stmt, 
 			return Stmt{}, err
 		}
 		b.qual = childAlias
-		b.str(" ")
-		if err := b.orderBy(q.Sort); err != nil {
-			return Stmt{}, err
-		}
-		b.str(", ")
+		b.str(" ORDER BY ")
 		parentRef()
 		b.str(" ASC")
+		if err := b.sortTerms(q.Sort, true); err != nil {
+			return Stmt{}, err
+		}
 		b.qual = ""
 		switch {
 		case q.Limit < criteria.Unlimited:
@@ -466,12 +471,11 @@ func SelectThrough(d *Dialect, q *datastore.Query, j *datastore.Through) (Stmt, 
 		b.str(" <= ")
 		b.param(q.Skip + q.Limit)
 	}
-	b.str(" ")
-	if err := b.orderBy(q.Sort); err != nil {
-		return Stmt{}, err
-	}
-	b.str(", ")
+	b.str(" ORDER BY ")
 	b.ident(datastore.ParentKey)
 	b.str(" ASC")
+	if err := b.sortTerms(q.Sort, true); err != nil {
+		return Stmt{}, err
+	}
 	return b.stmt(out), nil
 }
