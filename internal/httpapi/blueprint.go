@@ -56,6 +56,22 @@ func (h *handler) handleBlueprint(br blueprintRoute) http.Handler {
 			h.errors.write(w, r, err)
 			return
 		}
-		writeJSON(w, res.Status, res.Body)
+		h.writeBody(w, res.Status, res.Body)
 	})
+}
+
+// maxPooledBody bounds the buffers kept for reuse, so that one huge answer
+// does not pin its memory.
+const maxPooledBody = 1 << 20
+
+// writeBody is writeJSON on a recycled buffer.
+func (h *handler) writeBody(w http.ResponseWriter, status int, v any) {
+	bp, _ := h.bodies.Get().(*[]byte)
+	if bp == nil {
+		bp = new([]byte)
+	}
+	*bp = writeJSONBuffer(w, status, v, *bp)
+	if cap(*bp) <= maxPooledBody {
+		h.bodies.Put(bp)
+	}
 }

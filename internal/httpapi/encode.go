@@ -16,81 +16,144 @@ import (
 // are most of what Skiff writes, and reflection over map[string]any was a
 // fifth of a populated list's CPU time.
 func appendJSON(b []byte, v any) ([]byte, error) {
-	switch x := v.(type) {
-	case nil:
-		return append(b, "null"...), nil
-	case bool:
-		return strconv.AppendBool(b, x), nil
-	case float64:
-		return appendFloat(b, x)
-	case string:
-		return appendString(b, x), nil
-	case model.Record:
-		return appendMap(b, x)
-	case map[string]any:
-		return appendMap(b, x)
-	case []model.Record:
-		b = append(b, '[')
-		for i, e := range x {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			var err error
-			if b, err = appendMap(b, e); err != nil {
-				return b, err
-			}
-		}
-		return append(b, ']'), nil
-	case []any:
-		b = append(b, '[')
-		for i, e := range x {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			var err error
-			if b, err = appendJSON(b, e); err != nil {
-				return b, err
-			}
-		}
-		return append(b, ']'), nil
-	}
-	out, err := json.Marshal(v)
-	if err != nil {
-		return b, err
-	}
-	return append(b, out...), nil
+	e := encoder{b: b}
+	err := e.value(v)
+	return e.b, err
 }
 
-func appendMap[M ~map[string]any](b []byte, m M) ([]byte, error) {
-	if m == nil {
-		return append(b, "null"...), nil
+// encoder writes one JSON document. It remembers the sorted keys of the
+// last few objects it wrote: the records of a list share their keys, and
+// reusing the order spares listing and sorting the keys of every record.
+type encoder struct {
+	b      []byte
+	shapes [4][]string
+	next   int
+}
+
+func (e *encoder) value(v any) error {
+	switch x := v.(type) {
+	case nil:
+		e.b = append(e.b, "null"...)
+	case bool:
+		e.b = strconv.AppendBool(e.b, x)
+	case float64:
+		var err error
+		e.b, err = appendFloat(e.b, x)
+		return err
+	case string:
+		e.b = appendString(e.b, x)
+	case model.Record:
+		return e.object(x)
+	case map[string]any:
+		return e.object(x)
+	case []model.Record:
+		e.b = append(e.b, '[')
+		for i, r := range x {
+			if i > 0 {
+				e.b = append(e.b, ',')
+			}
+			if err := e.object(r); err != nil {
+				return err
+			}
+		}
+		e.b = append(e.b, ']')
+	case []any:
+		e.b = append(e.b, '[')
+		for i, el := range x {
+			if i > 0 {
+				e.b = append(e.b, ',')
+			}
+			if err := e.value(el); err != nil {
+				return err
+			}
+		}
+		e.b = append(e.b, ']')
+	default:
+		out, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		e.b = append(e.b, out...)
 	}
-	// Records rarely have more than 16 keys; their key list stays on the
-	// stack.
-	var buf [16]string
-	keys := buf[:0]
+	return nil
+}
+
+// maxShape is the largest object whose key order is remembered.
+const maxShape = 16
+
+func (e *encoder) object(m map[string]any) error {
+	if m == nil {
+		e.b = append(e.b, "null"...)
+		return nil
+	}
+	if len(m) > 0 && len(m) <= maxShape {
+		var vals [maxShape]any
+		for _, keys := range e.shapes {
+			if len(keys) == len(m) && lookupAll(m, keys, vals[:len(keys)]) {
+				return e.fields(keys, vals[:len(keys)])
+			}
+		}
+	}
+	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	b = append(b, '{')
+	if len(keys) > 0 && len(keys) <= maxShape {
+		e.shapes[e.next] = keys
+		e.next = (e.next + 1) % len(e.shapes)
+	}
+	e.b = append(e.b, '{')
 	for i, k := range keys {
 		if i > 0 {
-			b = append(b, ',')
+			e.b = append(e.b, ',')
 		}
-		b = appendString(b, k)
-		b = append(b, ':')
-		var err error
-		if b, err = appendJSON(b, m[k]); err != nil {
-			return b, err
+		e.b = appendString(e.b, k)
+		e.b = append(e.b, ':')
+		if err := e.value(m[k]); err != nil {
+			return err
 		}
 	}
-	return append(b, '}'), nil
+	e.b = append(e.b, '}')
+	return nil
+}
+
+// lookupAll fills vals with m's values for keys and reports whether every
+// key was there. With len(keys) == len(m), that means m has exactly keys.
+func lookupAll(m map[string]any, keys []string, vals []any) bool {
+	for i, k := range keys {
+		v, ok := m[k]
+		if !ok {
+			return false
+		}
+		vals[i] = v
+	}
+	return true
+}
+
+func (e *encoder) fields(keys []string, vals []any) error {
+	e.b = append(e.b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			e.b = append(e.b, ',')
+		}
+		e.b = appendString(e.b, k)
+		e.b = append(e.b, ':')
+		if err := e.value(vals[i]); err != nil {
+			return err
+		}
+	}
+	e.b = append(e.b, '}')
+	return nil
 }
 
 // appendFloat formats like encoding/json: shortest form, exponent only
-// outside [1e-6, 1e21).
+// outside [1e-6, 1e21). Whole numbers (keys, counts, timestamps) take a
+// shortcut: below 2^53 their shortest form is their integer digits.
 func appendFloat(b []byte, f float64) ([]byte, error) {
+	if f == math.Trunc(f) && math.Abs(f) < 1<<53 && (f != 0 || !math.Signbit(f)) {
+		return strconv.AppendInt(b, int64(f), 10), nil
+	}
 	if math.IsInf(f, 0) || math.IsNaN(f) {
 		_, err := json.Marshal(f)
 		return b, err

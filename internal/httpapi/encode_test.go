@@ -17,6 +17,15 @@ func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 		model.Record{"id": 1.0, "name": "Ann", "pets": []model.Record{{"id": 2.0}}, "owner": model.Record{"id": 3.0}},
 		[]model.Record{{"k": "v"}, {}},
 		map[string]any{"n": json.Number("12")},
+		[]any{-1.0, -42.0, 1e15, -1e15, 9007199254740991.0, 9007199254740992.0, -9007199254740993.0, 1763938000123.0, 5e-324},
+		// Lists of records whose key sets repeat, differ at equal length, grow
+		// past the remembered shapes, and nest.
+		[]model.Record{
+			{"a": 1.0, "b": 2.0}, {"a": 1.0, "c": 2.0}, {"a": 3.0, "b": 4.0}, {"b": 5.0, "c": 6.0},
+			{"d": 1.0}, {"e": 1.0}, {"f": 1.0}, {"g": 1.0}, {"a": 7.0, "b": 8.0}, {},
+			{"id": 1.0, "pets": []model.Record{{"id": 2.0, "n": "x"}, {"id": 3.0, "m": "y"}}, "z": nil},
+			{"id": 4.0, "pets": []model.Record{{"id": 5.0, "n": "x"}}, "z": map[string]any{"id": 6.0, "pets": "p", "z": 1.0}},
+		},
 	}
 	for _, v := range values {
 		var want bytes.Buffer
@@ -46,6 +55,19 @@ func FuzzAppendString(f *testing.F) {
 		_ = enc.Encode(s)
 		if got := appendString(nil, s); string(got)+"\n" != want.String() {
 			t.Fatalf("appendString(%q) = %s, want %s", s, got, want.String())
+		}
+	})
+}
+
+func FuzzAppendFloat(f *testing.F) {
+	for _, x := range []float64{0, 1, -1, 1.5, 1e21, 1e-7, 9007199254740992, -9007199254740993, 1763938000123} {
+		f.Add(x)
+	}
+	f.Fuzz(func(t *testing.T, x float64) {
+		want, wantErr := json.Marshal(x)
+		got, err := appendFloat(nil, x)
+		if (err != nil) != (wantErr != nil) || err == nil && string(got) != string(want) {
+			t.Fatalf("appendFloat(%v) = %s, %v; want %s, %v", x, got, err, want, wantErr)
 		}
 	})
 }

@@ -77,16 +77,24 @@ func writeText(w http.ResponseWriter, status int, body string) {
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	writeJSONBuffer(w, status, v, make([]byte, 0, 1024))
+}
+
+// writeJSONBuffer is writeJSON encoding into buf, and returns the buffer
+// (grown as needed) for reuse.
+func writeJSONBuffer(w http.ResponseWriter, status int, v any, buf []byte) []byte {
 	// Express's res.json does not escape <, > and & either (appendJSON
 	// never does).
-	body, err := appendJSON(make([]byte, 0, 1024), v)
+	body, err := appendJSON(buf[:0], v)
 	if err != nil {
 		writeText(w, http.StatusInternalServerError, "Internal Server Error")
-		return
+		return body
 	}
+	body = append(body, '\n')
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
-	_, _ = w.Write(append(body, '\n'))
+	_, _ = w.Write(body)
+	return body
 }
 
 // defaultCode names errors that were classified without a Waterline code.

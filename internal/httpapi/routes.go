@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/skiffhq/skiff/blueprint"
 	"github.com/skiffhq/skiff/internal/cors"
@@ -71,6 +72,10 @@ type handler struct {
 	router *router.Router
 	models map[string]*model.Model
 	cors   *cors.Settings
+	// bodies recycles the buffers answers are encoded into (*[]byte): a
+	// populated list is tens of kilobytes, and growing a fresh buffer for
+	// each one was half the bytes such a request allocated.
+	bodies sync.Pool
 }
 
 // NewHandler builds the HTTP handler of an app: sessions around
