@@ -12,16 +12,27 @@ import (
 	"time"
 
 	"github.com/skiffhq/skiff"
+	"github.com/skiffhq/skiff/internal/testenv"
 )
 
 // BenchmarkPopulatedList measures the list endpoints of the example app
 // through the handler, without a network: the association-free product list
 // is the reference, and the populated lists (one-to-many and many-to-many,
 // 10 children per parent, 30 parents) report their cost as a ratio to it.
+// BenchmarkPopulatedListPostgres does the same on PostgreSQL.
 //
 //	go test -run '^$' -bench PopulatedList -benchtime 2s .
 func BenchmarkPopulatedList(b *testing.B) {
-	h := petshopWithData(b)
+	populatedLists(b, petshopWithData(b, nil))
+}
+
+// BenchmarkPopulatedListPostgres is BenchmarkPopulatedList on PostgreSQL
+// (skipped when it is not reachable; see internal/testenv).
+func BenchmarkPopulatedListPostgres(b *testing.B) {
+	populatedLists(b, petshopWithData(b, postgresEnviron(b)))
+}
+
+func populatedLists(b *testing.B, h http.Handler) {
 	ref := measureList(b, h, "/product?limit=30")
 	for _, path := range []string{"/user?limit=30", "/tag?limit=30"} {
 		b.Run(strings.TrimPrefix(path, "/"), func(b *testing.B) {
@@ -31,6 +42,37 @@ func BenchmarkPopulatedList(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/ref, "x-product-list")
 		})
+	}
+}
+
+// BenchmarkCreate measures POST /product (issue 2's create figure) through
+// the handler, on SQLite and, when reachable, PostgreSQL.
+//
+//	go test -run '^$' -bench Create -benchtime 2s .
+func BenchmarkCreate(b *testing.B) {
+	for _, store := range []string{"sqlite", "postgres"} {
+		b.Run(store, func(b *testing.B) {
+			var environ []string
+			if store == "postgres" {
+				environ = postgresEnviron(b)
+			}
+			h := petshop(b, environ)
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				n++
+				serveOK(b, h, http.MethodPost, "/product", fmt.Sprintf(`{"name":"Product %d","sku":"sku-%d","price":%d,"stock":%d}`, n, n, n, n))
+			}
+		})
+	}
+}
+
+// postgresEnviron points the example app's default datastore at a fresh
+// PostgreSQL schema.
+func postgresEnviron(b *testing.B) []string {
+	return []string{
+		"SKIFF_DATASTORES__DEFAULT__ADAPTER=postgres",
+		"SKIFF_DATASTORES__DEFAULT__URL=" + testenv.Postgres(b),
 	}
 }
 
@@ -58,10 +100,9 @@ func serveOK(b testing.TB, h http.Handler, method, path, body string) {
 	}
 }
 
-// petshopWithData serves a copy of examples/petshop on a temporary SQLite
-// file with 100 products, 100 users with 10 pets each and 100 tags with 10
-// pets each.
-func petshopWithData(b *testing.B) http.Handler {
+// petshop serves a copy of examples/petshop, on a temporary SQLite file
+// unless environ (SKIFF_* overrides) points it elsewhere.
+func petshop(b *testing.B, environ []string) http.Handler {
 	b.Helper()
 	dir := b.TempDir()
 	if err := os.CopyFS(dir, os.DirFS("examples/petshop")); err != nil {
@@ -69,7 +110,7 @@ func petshopWithData(b *testing.B) http.Handler {
 	}
 	os.RemoveAll(filepath.Join(dir, ".tmp"))
 	ctx := context.Background()
-	opts, err := skiff.LoadApp(ctx, dir, "development", nil)
+	opts, err := skiff.LoadApp(ctx, dir, "development", environ)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -78,7 +119,14 @@ func petshopWithData(b *testing.B) http.Handler {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { app.Close() })
-	h := app.Handler()
+	return app.Handler()
+}
+
+// petshopWithData is petshop with 100 products, 100 users with 10 pets
+// each and 100 tags with 10 pets each.
+func petshopWithData(b *testing.B, environ []string) http.Handler {
+	b.Helper()
+	h := petshop(b, environ)
 	for i := 1; i <= 100; i++ {
 		serveOK(b, h, http.MethodPost, "/product", fmt.Sprintf(`{"name":"Product %d","sku":"sku-%d","price":%d}`, i, i, i))
 		serveOK(b, h, http.MethodPost, "/user", fmt.Sprintf(`{"name":"User %d","email":"user%d@example.com"}`, i, i))
