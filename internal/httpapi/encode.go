@@ -23,11 +23,19 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 
 // encoder writes one JSON document. It remembers the sorted keys of the
 // last few objects it wrote: the records of a list share their keys, and
-// reusing the order spares listing and sorting the keys of every record.
+// reusing the order (and the keys already quoted) spares listing, sorting
+// and escaping the keys of every record.
 type encoder struct {
 	b      []byte
-	shapes [4][]string
+	shapes [4]shape
 	next   int
+}
+
+// shape is the key set of an object: its keys sorted, and each quoted with
+// its colon, as written.
+type shape struct {
+	keys   []string
+	quoted []string
 }
 
 func (e *encoder) value(v any) error {
@@ -88,9 +96,10 @@ func (e *encoder) object(m map[string]any) error {
 	}
 	if len(m) > 0 && len(m) <= maxShape {
 		var vals [maxShape]any
-		for _, keys := range e.shapes {
-			if len(keys) == len(m) && lookupAll(m, keys, vals[:len(keys)]) {
-				return e.fields(keys, vals[:len(keys)])
+		for i := range e.shapes {
+			sh := &e.shapes[i]
+			if len(sh.keys) == len(m) && lookupAll(m, sh.keys, vals[:len(m)]) {
+				return e.fields(sh.quoted, vals[:len(m)])
 			}
 		}
 	}
@@ -100,7 +109,11 @@ func (e *encoder) object(m map[string]any) error {
 	}
 	slices.Sort(keys)
 	if len(keys) > 0 && len(keys) <= maxShape {
-		e.shapes[e.next] = keys
+		quoted := make([]string, len(keys))
+		for i, k := range keys {
+			quoted[i] = string(append(appendString(nil, k), ':'))
+		}
+		e.shapes[e.next] = shape{keys: keys, quoted: quoted}
 		e.next = (e.next + 1) % len(e.shapes)
 	}
 	e.b = append(e.b, '{')
@@ -131,14 +144,14 @@ func lookupAll(m map[string]any, keys []string, vals []any) bool {
 	return true
 }
 
-func (e *encoder) fields(keys []string, vals []any) error {
+// fields writes an object from its quoted keys and their values.
+func (e *encoder) fields(quoted []string, vals []any) error {
 	e.b = append(e.b, '{')
-	for i, k := range keys {
+	for i, k := range quoted {
 		if i > 0 {
 			e.b = append(e.b, ',')
 		}
-		e.b = appendString(e.b, k)
-		e.b = append(e.b, ':')
+		e.b = append(e.b, k...)
 		if err := e.value(vals[i]); err != nil {
 			return err
 		}
