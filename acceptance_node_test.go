@@ -186,12 +186,12 @@ type nodeEvent struct {
 
 // nodeLine is one line of driver.js's output.
 type nodeLine struct {
-	Type    string                 `json:"type"`
-	I       int                    `json:"i"`
-	Message string                 `json:"message"`
-	Ack     nodeAck                `json:"ack"`
-	Saved   map[string]any         `json:"saved"`
-	Events  map[string][]nodeEvent `json:"events"`
+	Type    string                     `json:"type"`
+	I       int                        `json:"i"`
+	Message string                     `json:"message"`
+	Ack     nodeAck                    `json:"ack"`
+	Saved   map[string]json.RawMessage `json:"saved"`
+	Events  map[string][]nodeEvent     `json:"events"`
 }
 
 // nodeScenario is what driver.js reads on stdin.
@@ -230,12 +230,12 @@ func runNode(t *testing.T, a *liveApp, sc nodeScenario) {
 
 	ids := map[string]string{}
 	stepsSeen, done := 0, false
-	sc2 := bufio.NewScanner(&stdout)
-	sc2.Buffer(nil, 1<<24)
-	for sc2.Scan() {
+	lines := bufio.NewScanner(&stdout)
+	lines.Buffer(nil, 1<<24)
+	for lines.Scan() {
 		var l nodeLine
-		if err := json.Unmarshal(sc2.Bytes(), &l); err != nil {
-			t.Fatalf("driver.js printed %q: %v", sc2.Text(), err)
+		if err := json.Unmarshal(lines.Bytes(), &l); err != nil {
+			t.Fatalf("driver.js printed %q: %v", lines.Text(), err)
 		}
 		switch l.Type {
 		case "error":
@@ -244,7 +244,7 @@ func runNode(t *testing.T, a *liveApp, sc nodeScenario) {
 			done = true
 		case "step":
 			for k, v := range l.Saved {
-				ids[k] = fmt.Sprint(v)
+				ids[k] = string(v)
 			}
 			checkNodeStep(t, sc, l, ids)
 			stepsSeen++
