@@ -42,10 +42,15 @@ type nodeStep struct {
 	// Heartbeats makes the client wait for that many ping/pong exchanges
 	// before the request.
 	Heartbeats int `json:"heartbeats,omitempty"`
+	// Repeat sends that many copies of the request at once, "#" in their
+	// data replaced by the copy's number.
+	Repeat int `json:"repeat,omitempty"`
 
 	status int                 // the status the answer must have
 	want   map[string][]string // the events each client must receive; the others none
 	check  func(t *testing.T, a nodeAck)
+	// checkEvents replaces want where the ids cannot be known in advance.
+	checkEvents func(t *testing.T, client string, got []nodeEvent)
 }
 
 // sock is a virtual request from a client's socket; web is an HTTP request.
@@ -103,8 +108,10 @@ type nodeAck struct {
 		StatusCode int             `json:"statusCode"`
 		Error      *string         `json:"error"`
 	} `json:"jwr"`
-	Raw  json.RawMessage `json:"raw"`
-	HTTP *struct {
+	Raw json.RawMessage `json:"raw"`
+	// Statuses are those of every copy of a repeated request.
+	Statuses []int `json:"statuses"`
+	HTTP     *struct {
 		StatusCode int             `json:"statusCode"`
 		Body       json.RawMessage `json:"body"`
 	} `json:"http"`
@@ -269,10 +276,17 @@ func checkNodeStep(t *testing.T, sc nodeScenario, l nodeLine, ids map[string]str
 	if !s.HTTP {
 		checkAckShape(t, l.Ack)
 	}
+	if s.Repeat > 0 && (len(l.Ack.Statuses) != s.Repeat || slices.ContainsFunc(l.Ack.Statuses, func(c int) bool { return c != s.status })) {
+		t.Errorf("%s: statuses %v, want %d × %d", what, l.Ack.Statuses, s.Repeat, s.status)
+	}
 	if s.check != nil {
 		s.check(t, l.Ack)
 	}
 	for name := range sc.Clients {
+		if s.checkEvents != nil {
+			s.checkEvents(t, name, l.Events[name])
+			continue
+		}
 		var got, want []string
 		for _, ev := range l.Events[name] {
 			got = append(got, ev.Event+" "+canonicalEvent(t, ev.Data))
@@ -545,6 +559,35 @@ func emissionScenario() []nodeStep {
 		sock("R", "delete", "/tag/{t1}", nil).sends(map[string][]string{
 			"W": {destroyed("tag", "{t1}", tag("{t1}", "red")), removedFrom("pet", "{p5}", "tags", "{t1}")},
 		}),
+
+		// Twenty creates at once over one socket: every one answered, and
+		// each watcher told of each new tag exactly once.
+		{Client: "R", Method: "post", URL: "/tag", Data: map[string]any{"label": "burst-#"}, Repeat: 20, status: 200,
+			checkEvents: func(t *testing.T, client string, got []nodeEvent) {
+				want := 0
+				if client == "W" || client == "Z" {
+					want = 20
+				}
+				labels := map[string]bool{}
+				ids := map[float64]bool{}
+				for _, ev := range got {
+					var msg struct {
+						Verb string
+						ID   float64
+						Data struct {
+							ID    float64
+							Label string
+						}
+					}
+					if err := json.Unmarshal(ev.Data, &msg); err != nil || ev.Event != "tag" || msg.Verb != "created" || msg.ID != msg.Data.ID {
+						t.Errorf("burst: %s received %s %s", client, ev.Event, ev.Data)
+					}
+					labels[msg.Data.Label], ids[msg.ID] = true, true
+				}
+				if len(got) != want || len(labels) != want || len(ids) != want {
+					t.Errorf("burst: %s received %d messages (%d labels, %d ids), want %d", client, len(got), len(labels), len(ids), want)
+				}
+			}},
 	}
 }
 
@@ -606,17 +649,18 @@ func TestNodeClientsProtocol(t *testing.T) {
 			sock("Old", "get", "/user", nil).answers(400).checks(parseError("0.10.0")),
 			sock("None", "get", "/user", nil).answers(400).checks(parseError("0.9.0")),
 			// socket.request with headers, the form apps use to send a CSRF
-			// token; V watches users, so it hears of the new one.
-			{Client: "J", Method: "post", URL: "/user", Data: map[string]any{"name": "ok", "email": "ok@x.io"},
+			// token; V watches users, so it hears of the new one, non-ASCII
+			// text intact through both protocol versions.
+			{Client: "J", Method: "post", URL: "/user", Data: map[string]any{"name": "Zoë 🐟", "email": "ok@x.io"},
 				Headers: map[string]string{"x-test": "1"}, Save: "k", status: 200,
-				want: map[string][]string{"V": {created("user", "{k}", `{"id":{k},"name":"ok","email":"ok@x.io","age":null,"active":true,"meta":null}`)}}},
+				want: map[string][]string{"V": {created("user", "{k}", `{"id":{k},"name":"Zoë 🐟","email":"ok@x.io","age":null,"active":true,"meta":null}`)}}},
 			// Both stacks keep to the heartbeat Skiff announces.
 			{Client: "J", Heartbeats: 3, Method: "get", URL: "/user", status: 200},
 			{Client: "V", Heartbeats: 3, Method: "get", URL: "/user", status: 200},
-			sock("V", "get", "/user?where="+url.QueryEscape(`{"name":"ok"}`), nil).checks(func(t *testing.T, a nodeAck) {
-				var recs []map[string]any
-				if err := json.Unmarshal(a.body(), &recs); err != nil || len(recs) != 1 {
-					t.Errorf("body %s: want one user", a.body())
+			sock("V", "get", "/user?where="+url.QueryEscape(`{"name":"Zoë 🐟"}`), nil).checks(func(t *testing.T, a nodeAck) {
+				var recs []struct{ Email string }
+				if err := json.Unmarshal(a.body(), &recs); err != nil || len(recs) != 1 || recs[0].Email != "ok@x.io" {
+					t.Errorf("body %s: want the one user", a.body())
 				}
 			}).sends(nil),
 		},

@@ -210,6 +210,11 @@ async function httpRequest(base, method, url, data) {
   return { http: { statusCode: res.status, body } };
 }
 
+function statusOf(ack) {
+  if (ack.jwr) return ack.jwr.statusCode;
+  return ack.raw && ack.raw.statusCode;
+}
+
 function bodyOf(ack) {
   if (ack.http) return ack.http.body;
   if (ack.jwr) return ack.jwr.body;
@@ -246,6 +251,16 @@ async function main() {
       if (step.heartbeats) await c.heartbeats(step.heartbeats);
       if (step.emit) {
         ack = await c.emit(step.emit, step.envelope === undefined ? undefined : JSON.parse(substitute(JSON.stringify(step.envelope), saved)));
+      } else if (step.repeat) {
+        // That many copies at once, "#" in data numbering them; the
+        // step's ack is the first one's, with every status.
+        const copies = [];
+        for (let n = 0; n < step.repeat; n++) {
+          const copy = data === undefined ? undefined : JSON.parse(JSON.stringify(data).split('#').join(String(n)));
+          copies.push(c.request(step.method, url, copy, step.headers));
+        }
+        const acks = await Promise.all(copies);
+        ack = Object.assign({}, acks[0], { statuses: acks.map(statusOf) });
       } else {
         ack = await c.request(step.method, url, data, step.headers);
       }
