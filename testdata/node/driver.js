@@ -124,6 +124,7 @@ class Client {
         if (this.socket.connected) return resolve();
         this.socket.on('connect', resolve);
         this.socket.on('connect_error', (err) => reject(new Error(this.name + ': ' + err.message)));
+        this.socket.io.on('close', (reason) => reject(new Error(this.name + ': closed before connecting: ' + reason)));
       }
     }));
   }
