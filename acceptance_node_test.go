@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"net/url"
 	"os/exec"
 	"regexp"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skiffhq/skiff"
 	"github.com/skiffhq/skiff/internal/testenv"
 )
 
@@ -214,6 +216,11 @@ type nodeScenario struct {
 type nodeClient struct {
 	Stack string            `json:"stack"`
 	Query map[string]string `json:"query,omitempty"`
+	// CookieFrom is a path the client GETs over HTTP before connecting,
+	// sending the session cookie it sets with the handshake; Save names
+	// the _csrf token of that answer, for the steps' headers.
+	CookieFrom string `json:"cookieFrom,omitempty"`
+	Save       string `json:"save,omitempty"`
 }
 
 // runNode runs the scenario with driver.js against the app and checks
@@ -663,6 +670,50 @@ func TestNodeClientsProtocol(t *testing.T) {
 					t.Errorf("body %s: want the one user", a.body())
 				}
 			}).sends(nil),
+		},
+	})
+}
+
+// TestNodeClientsSession: from Node, sails.io.js shares an HTTP session by
+// sending its cookie with the handshake (initialConnectionHeaders, as its
+// README advises; extraHeaders for socket.io-client 4), and a CSRF token
+// goes in a request's headers.
+func TestNodeClientsSession(t *testing.T) {
+	testenv.Node(t, nodeDir)
+	ctx := t.Context()
+	opts, err := skiff.LoadApp(ctx, "testdata/apps/basic", "development",
+		[]string{"SKIFF_DATASTORES__DEFAULT__URL=" + t.TempDir() + "/db"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.CSRF = true
+	opts.Routes = append(opts.Routes, skiff.Route{Method: "GET", Path: "/csrfToken", Action: "security/grant-csrf-token"})
+	app, err := skiff.New(ctx, *opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(app.Handler())
+	t.Cleanup(func() {
+		if err := app.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+		srv.Close()
+	})
+	newUser := func(name string) map[string]any { return map[string]any{"name": name, "email": name + "@x.io"} }
+	token := func(name string) map[string]string { return map[string]string{"x-csrf-token": "{" + name + "}"} }
+	runNode(t, &liveApp{App: app, srv: srv}, nodeScenario{
+		Clients: map[string]nodeClient{
+			"C":  {Stack: "sails", CookieFrom: "/csrfToken", Save: "tokC"},
+			"C4": {Stack: "v4", CookieFrom: "/csrfToken", Save: "tok4"},
+			"N":  {Stack: "sails"},
+		},
+		Steps: []nodeStep{
+			sock("C", "post", "/user", newUser("a")).answers(403),
+			{Client: "C", Method: "post", URL: "/user", Data: newUser("b"), Headers: token("tokC"), status: 200},
+			{Client: "C4", Method: "post", URL: "/user", Data: newUser("c"), Headers: token("tok4"), status: 200},
+			// A token is bound to its session.
+			{Client: "C4", Method: "post", URL: "/user", Data: newUser("d"), Headers: token("tokC"), status: 403},
+			{Client: "N", Method: "post", URL: "/user", Data: newUser("e"), Headers: token("tokC"), status: 403},
 		},
 	})
 }

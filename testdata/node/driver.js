@@ -19,8 +19,11 @@
 // (Engine.IO v4) sending sails.io.js-style virtual requests by hand, with
 // the SDK query sails.io.js sends unless the client gives its own "query".
 //
-// "{name}" in a url, and "{name}" as a whole JSON string in data, stand for
-// the id saved by an earlier step's "save" (the id of its answer's body).
+// "{name}" in a url, and "{name}" as a whole JSON string in data or
+// headers, stand for the id saved by an earlier step's "save" (the id of
+// its answer's body). A client with "cookieFrom": path first GETs that path
+// over HTTP and connects with the session cookie it set; its "save" names
+// the _csrf token of that answer.
 // "emit" + "envelope" sends a raw event (v4 clients only) to test what
 // sails.io.js would never send. "heartbeats": n first waits for n
 // Engine.IO ping/pong exchanges on that client's connection.
@@ -82,7 +85,9 @@ function withTimeout(what, promise) {
 
 // A Client wraps one socket of either stack behind the same small API.
 class Client {
-  constructor(name, spec, url, eventNames) {
+  // cookie, when given, is sent with the handshake: the way sails.io.js
+  // documents for Node (initialConnectionHeaders) to share an HTTP session.
+  constructor(name, spec, url, eventNames, cookie) {
     this.name = name;
     this.stack = spec.stack;
     this.events = [];
@@ -91,8 +96,10 @@ class Client {
       const io = sails(url);
       // The first sails client is io.socket, auto-connected; more sockets
       // come from io.sails.connect, as sails.io.js documents.
-      if (!io.socket || io.socket._usedByDriver) {
-        this.socket = io.sails.connect(url, { reconnection: false, query: spec.query });
+      if (!io.socket || io.socket._usedByDriver || cookie) {
+        const opts = { reconnection: false, query: spec.query };
+        if (cookie) opts.initialConnectionHeaders = { cookie };
+        this.socket = io.sails.connect(url, opts);
       } else {
         this.socket = io.socket;
         this.socket._usedByDriver = true;
@@ -107,6 +114,7 @@ class Client {
         reconnection: false,
         forceNew: true,
         query: spec.query || sdkQuery,
+        extraHeaders: cookie ? { cookie } : undefined,
       });
       this.socket.onAny((ev, data) => record(ev, data));
     } else {
@@ -231,18 +239,30 @@ async function main() {
   const eventNames = scenario.events || [];
 
   const clients = {};
+  const saved = {};
   for (const [name, spec] of Object.entries(scenario.clients)) {
-    clients[name] = new Client(name, spec, base, eventNames);
+    let cookie;
+    if (spec.cookieFrom) {
+      // As sails.io.js advises for Node: an HTTP request first, for the
+      // session cookie (and here the JSON body's _csrf token, saved).
+      const res = await fetch(base + spec.cookieFrom);
+      const set = res.headers.get('set-cookie');
+      if (!res.ok || !set) throw new Error(name + ': GET ' + spec.cookieFrom + ' answered ' + res.status + ' without a cookie');
+      cookie = set.split(';')[0];
+      const body = await res.json();
+      if (spec.save) saved[spec.save] = body._csrf;
+    }
+    clients[name] = new Client(name, spec, base, eventNames, cookie);
   }
   for (const c of Object.values(clients)) {
     await c.connected();
     out({ type: 'connected', client: c.name, stack: c.stack });
   }
 
-  const saved = {};
   for (const [i, step] of scenario.steps.entries()) {
     const url = substitute(step.url || '', saved);
     const data = step.data === undefined ? undefined : JSON.parse(substitute(JSON.stringify(step.data), saved));
+    const headers = step.headers === undefined ? undefined : JSON.parse(substitute(JSON.stringify(step.headers), saved));
     let ack;
     if (step.http) {
       ack = await httpRequest(base, step.method, url, data);
@@ -258,12 +278,12 @@ async function main() {
         const copies = [];
         for (let n = 0; n < step.repeat; n++) {
           const copy = data === undefined ? undefined : JSON.parse(JSON.stringify(data).split('#').join(String(n)));
-          copies.push(c.request(step.method, url, copy, step.headers));
+          copies.push(c.request(step.method, url, copy, headers));
         }
         const acks = await Promise.all(copies);
         ack = Object.assign({}, acks[0], { statuses: acks.map(statusOf) });
       } else {
-        ack = await c.request(step.method, url, data, step.headers);
+        ack = await c.request(step.method, url, data, headers);
       }
     }
     const stepSaved = {};
