@@ -310,3 +310,24 @@ func TestInputNotMutated(t *testing.T) {
 		t.Errorf("NewRecord mutated its input: %v", in)
 	}
 }
+
+func TestValidKey(t *testing.T) {
+	for _, k := range []string{"a", "_", "$", "camelCase", "snake_case", "x9", strings.Repeat("k", model.MaxKeyLength), "newish", "Null"} {
+		if !model.ValidKey(k) {
+			t.Errorf("ValidKey(%q) = false, want true", k)
+		}
+	}
+	for _, k := range []string{"", "9x", "a-b", "a.b", "a b", `a"b`, `a\b`, "$[0]", "é", "new", "null", "toJSON", "TOOBJECT",
+		strings.Repeat("k", model.MaxKeyLength+1)} {
+		if model.ValidKey(k) {
+			t.Errorf("ValidKey(%q) = true, want false", k)
+		}
+	}
+	m, err := model.Parse("note", "", map[string]any{"schema": false, "attributes": map[string]any{"id": "number"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.ValuesToSet(map[string]any{"a.b": 1.0}, now); model.KindOf(err) != model.Invalid {
+		t.Errorf("ValuesToSet(a.b) = %v, want Invalid", err)
+	}
+}
