@@ -1,6 +1,7 @@
 package skiff_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -99,4 +100,21 @@ func TestSchemalessConformance(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestSchemalessNotifications checks that socket notifications of a
+// schemaless model carry its undeclared keys: the whole record in created,
+// the keys set in updated.
+func TestSchemalessNotifications(t *testing.T) {
+	a := startLive(t, "testdata/apps/schemaless", backends[0].env(t))
+	w := a.dial(t, 4)
+	request(t, w, 200, "GET", "/note", nil)
+	s := a.dial(t, 3)
+	created := request(t, s, 200, "POST", "/note", map[string]any{"title": "n", "color": "red", "tags": []any{1}})
+	id := fmt.Sprint(created["id"])
+	wantEvents(t, "W after S creates a note", a.events(t, w),
+		`note {"data":{"color":"red","id":`+id+`,"owner":null,"tags":[1],"title":"n"},"id":`+id+`,"verb":"created"}`)
+	request(t, s, 200, "PATCH", "/note/"+id, map[string]any{"color": "blue", "size": 2})
+	wantEvents(t, "W after S updates the note", a.events(t, w),
+		`note {"data":{"color":"blue","id":`+id+`,"size":2},"id":`+id+`,"previous":{"color":"red","id":`+id+`,"owner":null,"tags":[1],"title":"n"},"verb":"updated"}`)
 }
