@@ -232,3 +232,51 @@ func TestReservedExtraColumn(t *testing.T) {
 		t.Errorf("orm.New with an attribute in column %s = nil error, want a refusal", orm.ExtraColumn)
 	}
 }
+
+func TestSchemalessMigrate(t *testing.T) {
+	db, err := sqlite.Open(t.Context(), datastore.Config{Name: "default", URL: ":memory:"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	open := func(schemaless bool, mode model.Migrate) (*orm.ORM, *model.Model) {
+		t.Helper()
+		m := noteModel(t, nil)
+		m.Schema, m.Migrate = !schemaless, mode
+		schema, err := model.NewSchema([]*model.Model{m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := orm.New(schema, map[string]datastore.Adapter{"default": db})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := o.Migrate(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		return o, m
+	}
+	o, m := open(false, model.MigrateDrop)
+	old := mustCreate(t, o, m, map[string]any{"title": "old", "color": "dropped"})
+	if _, ok := old["color"]; ok {
+		t.Fatalf("schemaful model stored an undeclared key: %v", old)
+	}
+
+	// safe leaves the table alone: the column is missing, so writes of
+	// undeclared keys fail rather than lose them.
+	o, m = open(true, model.MigrateSafe)
+	if _, _, err := o.Create(t.Context(), m, map[string]any{"title": "x", "color": "red"}); err == nil {
+		t.Errorf("Create with an undeclared key on a safe table without %s = nil error, want one", orm.ExtraColumn)
+	}
+
+	// alter adds the column and keeps the rows.
+	o, m = open(true, model.MigrateAlter)
+	rec := mustCreate(t, o, m, map[string]any{"title": "new", "color": "red"})
+	if rec["color"] != "red" {
+		t.Errorf("Create after alter = %v, want color red", rec)
+	}
+	got, err := o.FindByPK(t.Context(), m, old["id"], nil)
+	if err != nil || got["title"] != "old" {
+		t.Errorf("old row after alter = %v, %v; want it kept", got, err)
+	}
+}
