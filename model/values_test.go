@@ -331,3 +331,24 @@ func TestValidKey(t *testing.T) {
 		t.Errorf("ValuesToSet(a.b) = %v, want Invalid", err)
 	}
 }
+
+func TestSchemalessOmit(t *testing.T) {
+	def := map[string]any{"schema": false, "customToJSON": map[string]any{"omit": []any{"secret"}},
+		"attributes": map[string]any{"id": "number"}}
+	m, err := model.Parse("note", "", def, nil)
+	if err != nil {
+		t.Fatalf("Parse(schemaless, omit an undeclared key) = %v", err)
+	}
+	got := m.Serialize(model.Record{"id": 1.0, "secret": "s", "shown": true})
+	if diff := cmp.Diff(model.Record{"id": 1.0, "shown": true}, got); diff != "" {
+		t.Errorf("Serialize (-want +got):\n%s", diff)
+	}
+	def["schema"] = true
+	if _, err := model.Parse("note", "", def, nil); err == nil {
+		t.Error("Parse(schemaful, omit an undeclared key) = nil error, want a definition error")
+	}
+	def["schema"], def["customToJSON"] = false, map[string]any{"omit": []any{"a.b"}}
+	if _, err := model.Parse("note", "", def, nil); err == nil {
+		t.Error("Parse(schemaless, omit an invalid key) = nil error, want a definition error")
+	}
+}
