@@ -125,6 +125,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		CSRF:      opts.CSRF,
 		CORS:      sec.cors,
 		Policies:  sec.policies,
+		Assets:    opts.Assets,
 	})
 	if err != nil {
 		_ = sec.Close()
