@@ -116,6 +116,7 @@ func LoadApp(ctx context.Context, dir, env string, environ []string) (*Options, 
 	if fi, err := os.Stat(filepath.Join(dir, "assets")); err == nil && fi.IsDir() {
 		opts.Assets = assets.Dir(filepath.Join(dir, "assets"))
 	}
+	opts.AssetsMaxAge = cfg.AssetsMaxAge
 	openers := Adapters()
 	for name, dc := range cfg.Datastores {
 		adapter, _ := dc["adapter"].(string)

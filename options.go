@@ -74,6 +74,11 @@ type Options struct {
 	// no files; LoadApp sets it to DIR/assets when that folder exists. An
 	// embedder may pass an embed.FS (through fs.Sub) or os.DirFS.
 	Assets fs.FS
+	// AssetsMaxAge is how long browsers may reuse a static file without
+	// asking again (Cache-Control: public, max-age, in whole seconds; Sails'
+	// http.cache). 0 makes them revalidate every time, with
+	// If-Modified-Since.
+	AssetsMaxAge time.Duration
 }
 
 // Policy guards actions (Sails' api/policies): it calls next to let the

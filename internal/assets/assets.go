@@ -12,7 +12,9 @@ import (
 	"net/http"
 	"os"
 	"path"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Handler returns a handler that serves the files of fsys and passes every
@@ -22,16 +24,18 @@ import (
 // with an index.html requested without its trailing slash is redirected
 // (301) to the path with one. Content types come from the file extension
 // (mime.TypeByExtension), else from sniffing the content; Range,
-// If-Modified-Since and HEAD are answered as http.ServeContent does. A nil
-// fsys serves nothing.
+// If-Modified-Since and HEAD are answered as http.ServeContent does. Files
+// carry "Cache-Control: public, max-age=N", N being maxAge in whole
+// seconds, as serve-static sends. A nil fsys serves nothing.
 //
 // The path is cleaned before use, so ".." can never leave fsys; Dir
 // additionally keeps symbolic links inside the folder. The handler is safe
 // for concurrent use when fsys is.
-func Handler(fsys fs.FS, next http.Handler) http.Handler {
+func Handler(fsys fs.FS, maxAge time.Duration, next http.Handler) http.Handler {
 	if fsys == nil {
 		return next
 	}
+	cacheControl := "public, max-age=" + strconv.FormatInt(int64(max(maxAge, 0)/time.Second), 10)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			next.ServeHTTP(w, r)
@@ -68,6 +72,7 @@ func Handler(fsys fs.FS, next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
+		w.Header().Set("Cache-Control", cacheControl)
 		http.ServeFileFS(w, r, fsys, name)
 	})
 }

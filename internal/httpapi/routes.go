@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/skiffhq/skiff/blueprint"
 	"github.com/skiffhq/skiff/internal/assets"
@@ -66,8 +67,10 @@ type Config struct {
 	// Policies guard actions; nil means none.
 	Policies *policy.Table
 	// Assets are the app's static files, served to GET and HEAD requests
-	// over HTTP that no route matches; nil means none.
-	Assets fs.FS
+	// over HTTP that no route matches; nil means none. AssetsMaxAge is
+	// their Cache-Control max-age.
+	Assets       fs.FS
+	AssetsMaxAge time.Duration
 }
 
 type handler struct {
@@ -128,7 +131,7 @@ func (h *handler) unmatched() http.Handler {
 	notFound := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeText(w, http.StatusNotFound, "Not Found")
 	})
-	files := assets.Handler(h.cfg.Assets, notFound)
+	files := assets.Handler(h.cfg.Assets, h.cfg.AssetsMaxAge, notFound)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isSocket(r) {
 			notFound(w, r)
