@@ -8,6 +8,7 @@ package assets
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/http"
 	"os"
@@ -72,9 +73,32 @@ func Handler(fsys fs.FS, maxAge time.Duration, next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		w.Header().Set("Cache-Control", cacheControl)
-		http.ServeFileFS(w, r, fsys, name)
+		serveFile(w, r, fsys, name, cacheControl, next)
 	})
+}
+
+// serveFile answers with the regular file name, or passes r to next when it
+// cannot be opened after all (removed meanwhile).
+func serveFile(w http.ResponseWriter, r *http.Request, fsys fs.FS, name, cacheControl string, next http.Handler) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		next.ServeHTTP(w, r)
+		return
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		next.ServeHTTP(w, r)
+		return
+	}
+	w.Header().Set("Cache-Control", cacheControl)
+	if rs, ok := f.(io.ReadSeeker); ok {
+		// Not http.ServeFileFS: it would redirect /index.html to ./, where
+		// serve-static serves the file.
+		http.ServeContent(w, r, name, fi.ModTime(), rs)
+		return
+	}
+	http.ServeFileFS(w, r, fsys, name) // an fs.FS whose files cannot seek
 }
 
 // fileName turns a URL path into a name for fsys ("." for the root). It

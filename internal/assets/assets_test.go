@@ -58,6 +58,8 @@ func TestHandlerServesFiles(t *testing.T) {
 		{"/noext", "text/html; charset=utf-8", "<html><body>sniffed</body></html>"},
 		{"/dependencies/sails.io.js?v=1", "text/javascript; charset=utf-8", "/* sails */"},
 		{"/js//app.js", "text/javascript; charset=utf-8", "console.log(1)"},
+		{"/index.html", "text/html; charset=utf-8", "<!doctype html><title>home</title>"},
+		{"/docs/index.html", "text/html; charset=utf-8", "docs"},
 	}
 	for _, tt := range tests {
 		rec := serve(t, h, http.MethodGet, tt.target)
