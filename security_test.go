@@ -408,6 +408,9 @@ func TestCSRFMatrix(t *testing.T) {
 			}
 
 			send("GET needs no token", 200, "GET", "/note", "", "")
+			// Shortcut routes write over GET, so CSRF does not guard them;
+			// that is why production turns them off.
+			send("a shortcut create in development", 200, "GET", "/note/create?text=shortcut", "", "")
 			send("exempt route", 200, "POST", "/open", "", `{"text":"x"}`)
 			send("exempt verb-less route", 200, "DELETE", "/open-any", "", `{"text":"x"}`)
 			send("csrf: true while on anyway", 403, "POST", "/guarded", "", `{"text":"x"}`)
@@ -795,12 +798,17 @@ func TestPolicies(t *testing.T) {
 	}
 }
 
-// TestPoliciesFromYAML reads true and false from config/policies.yaml.
-func TestPoliciesFromYAML(t *testing.T) {
+// TestSecurityFromYAML reads the security settings an app folder gives:
+// policies true and false, security.csrf, and the csrf and cors route
+// options, over HTTP and sockets.
+func TestSecurityFromYAML(t *testing.T) {
 	dir := t.TempDir()
 	for name, text := range map[string]string{
 		"models/note.yaml":     "attributes:\n  text: {type: string}\n",
-		"config/policies.yaml": "policies:\n  '*': false\n  note/find: true\n  note/create: true\n",
+		"config/policies.yaml": "policies:\n  '*': false\n  note/find: true\n  note/create: true\n  security/*: true\n",
+		"config/security.yaml": "security:\n  csrf: true\n",
+		"config/routes.yaml": "routes:\n  GET /csrfToken: security/grant-csrf-token\n" +
+			"  POST /open: {action: note/create, csrf: false, cors: {allowOrigins: ['http://example.com']}}\n",
 	} {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
 			t.Fatal(err)
@@ -819,9 +827,22 @@ func TestPoliciesFromYAML(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := serveApp(t, app)
+	web := &browser{t: t, h: h}
+	tok := web.token()
 	for _, tr := range transports {
-		b := &browser{t: t, h: h, socket: tr.socket}
-		id := createdID(t, b.send("POST", "/note", "", `{"text":"a"}`))
+		b := &browser{t: t, h: h, cookie: web.cookie, socket: tr.socket}
+		before := h.count(t)
+		if a := b.send("POST", "/note", "", `{"text":"a"}`); a.status != 403 || h.count(t) != before {
+			t.Errorf("%s: POST /note without a token = %d (notes %d -> %d), want 403 and nothing created", tr.name, a.status, before, h.count(t))
+		}
+		open := b.send("POST", "/open", "", `{"text":"a"}`, "Origin", "http://example.com")
+		if open.status != 200 {
+			t.Errorf("%s: POST /open (csrf: false) = %d %s, want 200", tr.name, open.status, open.body)
+		}
+		if got := open.header.Get("Access-Control-Allow-Origin"); (got == "http://example.com") == tr.socket {
+			t.Errorf("%s: POST /open Access-Control-Allow-Origin = %q (sockets get no CORS headers)", tr.name, got)
+		}
+		id := createdID(t, b.send("POST", "/note", "", `{"text":"a"}`, "X-CSRF-Token", tok))
 		for _, tc := range []struct {
 			method, path string
 			want         int
@@ -831,7 +852,7 @@ func TestPoliciesFromYAML(t *testing.T) {
 			{"PATCH", fmt.Sprintf("/note/%v", id), 403},
 			{"DELETE", fmt.Sprintf("/note/%v", id), 403},
 		} {
-			if a := b.send(tc.method, tc.path, "", `{"text":"b"}`); a.status != tc.want {
+			if a := b.send(tc.method, tc.path, "", `{"text":"b"}`, "X-CSRF-Token", tok); a.status != tc.want {
 				t.Errorf("%s: %s %s = %d %s, want %d", tr.name, tc.method, tc.path, a.status, a.body, tc.want)
 			}
 		}
