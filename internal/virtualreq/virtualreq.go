@@ -368,7 +368,9 @@ func (r *recorder) jwr(st *socketState) JWR {
 // Set-Cookie values are applied, as a browser applies them: a cookie
 // replaces the one of the same name, or is added; an expired one (Max-Age
 // below zero, or Expires before now) is removed. Other cookies are kept
-// byte for byte; malformed Set-Cookie values are ignored. Sails keeps only
+// byte for byte; malformed Set-Cookie values are ignored. Path and Domain
+// are not considered: every cookie goes with every request of the socket,
+// as the handshake's did. Sails keeps only
 // the first cookie set on a socket whose handshake had none, so a session
 // the handshake cookie does not name, or one renewed at login, is lost on
 // the socket's next request; applying every Set-Cookie keeps it.
