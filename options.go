@@ -1,6 +1,7 @@
 package skiff
 
 import (
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"time"
@@ -67,6 +68,19 @@ type Options struct {
 	Sockets Sockets
 	// Server tunes the http.Server that Serve runs.
 	Server ServerOptions
+	// Assets are the app's static files (Sails' assets/ folder): a GET or
+	// HEAD request over HTTP that no custom or blueprint route matches gets
+	// the file at its path, "/" and other directories their index.html.
+	// Dot files are never served, directories never listed, and asset-like
+	// paths get no session (SessionOptions.IsSessionDisabled). nil serves
+	// no files; LoadApp sets it to DIR/assets when that folder exists. An
+	// embedder may pass an embed.FS (through fs.Sub) or os.DirFS.
+	Assets fs.FS
+	// AssetsMaxAge is how long browsers may reuse a static file without
+	// asking again (Cache-Control: public, max-age, in whole seconds; Sails'
+	// http.cache). 0 makes them revalidate every time, with
+	// If-Modified-Since.
+	AssetsMaxAge time.Duration
 }
 
 // Policy guards actions (Sails' api/policies): it calls next to let the
