@@ -82,10 +82,11 @@ type handler struct {
 }
 
 // NewHandler builds the HTTP handler of an app: the body limit and
-// sessions around everything, CORS preflight answers, then the router, whose every route
-// runs CORS headers, the CSRF check and the action's policies before its
-// target, and last the static files (Config.Assets). It fails when a route is malformed, targets an action that does
-// not exist, or has invalid csrf or cors options.
+// sessions around everything, CORS preflight answers, then the router,
+// whose every route runs CORS headers, the CSRF check and the action's
+// policies before its target, and last the static files (Config.Assets).
+// It fails when a route is malformed, targets an action that does not
+// exist, or has invalid csrf or cors options.
 func NewHandler(cfg Config) (http.Handler, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
