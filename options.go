@@ -36,7 +36,9 @@ type Options struct {
 	// every blueprint route; wrap blueprint.DefaultParseOptions to edit its
 	// result. Routes may override it.
 	ParseBlueprintOptions blueprint.ParseOptionsFunc
-	// BodyLimit caps request bodies in bytes (413 above it); 0 means 1 MiB.
+	// BodyLimit caps every request body in bytes; 0 means 1 MiB. Blueprint
+	// actions answer 413 above it; a Go action reading past it gets an
+	// *http.MaxBytesError.
 	BodyLimit int64
 	// Logger receives request failures and lifecycle messages; nil discards.
 	Logger *slog.Logger
@@ -91,7 +93,9 @@ type Policy func(next http.Handler) http.Handler
 // SessionOptions configure sessions. The zero value gives Sails' defaults:
 // an in-memory store and a sails.sid cookie.
 type SessionOptions struct {
-	// Disabled turns sessions off; CSRF then refuses every checked request.
+	// Disabled turns sessions off. New then refuses CSRF (the secret lives
+	// in the session), and a route with the option csrf: true refuses every
+	// POST, PUT, PATCH and DELETE.
 	Disabled bool
 	// Name is the cookie name; empty means "sails.sid".
 	Name string

@@ -81,11 +81,12 @@ type handler struct {
 	cors   *cors.Settings
 }
 
-// NewHandler builds the HTTP handler of an app: sessions around
-// everything, CORS preflight answers, then the router, whose every route
-// runs CORS headers, the CSRF check and the action's policies before its
-// target, and last the static files (Config.Assets). It fails when a route is malformed, targets an action that does
-// not exist, or has invalid csrf or cors options.
+// NewHandler builds the HTTP handler of an app: the body limit and
+// sessions around everything, CORS preflight answers, then the router,
+// whose every route runs CORS headers, the CSRF check and the action's
+// policies before its target, and last the static files (Config.Assets).
+// It fails when a route is malformed, targets an action that does not
+// exist, or has invalid csrf or cors options.
 func NewHandler(cfg Config) (http.Handler, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -121,7 +122,19 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	if cfg.Sessions != nil {
 		top = cfg.Sessions.Handler(top)
 	}
-	return top, nil
+	return limitBodies(top, cfg.BodyLimit), nil
+}
+
+// limitBodies caps every request body at limit bytes, Go actions' included:
+// reading past it fails with *http.MaxBytesError, and an HTTP connection
+// that sent too much is closed after its response.
+func limitBodies(next http.Handler, limit int64) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody {
+			r.Body = http.MaxBytesReader(w, r.Body, limit)
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // unmatched answers requests no route matched: a static file when one
