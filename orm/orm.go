@@ -24,6 +24,12 @@ type ORM struct {
 	now     func() time.Time
 }
 
+// ExtraColumn is the column in which a schemaless model (schema: false)
+// keeps its undeclared keys, as one JSON object per row (a datastore.Column
+// with Merge set). The name cannot be an attribute's column: New refuses
+// models that use it.
+const ExtraColumn = "__skiff_extra"
+
 // entry is everything the ORM needs about one model (user or junction).
 type entry struct {
 	model     *model.Model
@@ -36,6 +42,8 @@ type entry struct {
 	// attribute named like another attribute's column).
 	renames  []rename
 	copyRows bool
+	// extra is ExtraColumn for schemaless models, "" otherwise.
+	extra string
 }
 
 // rename maps one column to the attribute it stores.
@@ -47,11 +55,6 @@ func New(schema *model.Schema, stores map[string]datastore.Adapter) (*ORM, error
 	o := &ORM{schema: schema, stores: stores, entries: map[string]*entry{}, now: time.Now}
 	all := append(append([]*model.Model{}, schema.Models()...), schema.Junctions()...)
 	for _, m := range all {
-		if !m.Schema {
-			// The SQL adapters have no place for undeclared keys yet; refusing
-			// beats silently dropping them.
-			return nil, fmt.Errorf("model %s: schema: false is not supported yet: declare every attribute (schema: true)", m.Identity)
-		}
 		a, ok := stores[m.Datastore]
 		if !ok {
 			return nil, fmt.Errorf("model %s: datastore %q is not configured", m.Identity, m.Datastore)
@@ -63,6 +66,13 @@ func New(schema *model.Schema, stores map[string]datastore.Adapter) (*ORM, error
 			if !attr.IsPlural() {
 				e.colToAttr[attr.ColumnName] = name
 			}
+			if attr.ColumnName == ExtraColumn {
+				return nil, fmt.Errorf("model %s: attribute %s: the column name %s is reserved for the undeclared keys of schemaless models",
+					m.Identity, name, ExtraColumn)
+			}
+		}
+		if !m.Schema {
+			e.extra = ExtraColumn
 		}
 		for col, name := range e.colToAttr {
 			if col == name {
@@ -151,10 +161,20 @@ func (o *ORM) entry(m *model.Model) (*entry, error) {
 }
 
 // toRow maps attribute names to columns and values to the column's kind.
+// Undeclared keys of a schemaless model go into its extra column.
 func (e *entry) toRow(rec model.Record) datastore.Record {
 	row := make(datastore.Record, len(rec))
+	var extra map[string]any
 	for name, v := range rec {
 		a := e.model.Attributes[name]
+		if a == nil && e.extra != "" {
+			if extra == nil {
+				extra = map[string]any{}
+				row[e.extra] = extra
+			}
+			extra[name] = v
+			continue
+		}
 		if a == nil || a.IsPlural() {
 			continue
 		}
@@ -169,16 +189,26 @@ func (e *entry) toRow(rec model.Record) datastore.Record {
 	return row
 }
 
-// fromRow maps a row back to attribute names. The row becomes the record:
-// adapters hand over rows they no longer use, and a list of 300 children
-// then costs 300 maps instead of 600. Columns the model does not know are
-// dropped.
+// fromRow maps a row back to attribute names. The undeclared keys of a
+// schemaless model join the record, except those named like a declared
+// attribute (stored before it was declared): the attribute wins. Otherwise
+// the row becomes the record: adapters hand over rows they no longer use,
+// and a list of 300 children then costs 300 maps instead of 600. Columns
+// the model does not know are dropped.
 func (e *entry) fromRow(row datastore.Record) model.Record {
-	if e.copyRows {
+	if e.copyRows || e.extra != "" {
 		rec := make(model.Record, len(row))
 		for col, v := range row {
 			if name, ok := e.colToAttr[col]; ok {
 				rec[name] = v
+			}
+		}
+		if e.extra != "" {
+			extra, _ := row[e.extra].(map[string]any)
+			for k, v := range extra {
+				if e.model.Attributes[k] == nil {
+					rec[k] = v
+				}
 			}
 		}
 		return rec
@@ -206,6 +236,22 @@ func (e *entry) column(attr string) string {
 	return attr
 }
 
+// columns maps a where clause over attributes to one over columns; an
+// undeclared key of a schemaless model becomes that key of its extra column.
+func (e *entry) columns(where criteria.Expr) criteria.Expr {
+	if e.extra == "" {
+		return criteria.Rename(where, e.column)
+	}
+	return criteria.Map(where, func(c criteria.Cmp) criteria.Cmp {
+		if e.model.Attributes[c.Attr] == nil {
+			c.Attr, c.Key = e.extra, c.Attr
+		} else {
+			c.Attr = e.column(c.Attr)
+		}
+		return c
+	})
+}
+
 // query turns a normalised criteria over e's attributes into a datastore query.
 func (e *entry) query(c *criteria.Criteria) *datastore.Query {
 	q := &datastore.Query{Table: e.table, Limit: c.Limit, Skip: c.Skip}
@@ -213,9 +259,13 @@ func (e *entry) query(c *criteria.Criteria) *datastore.Query {
 		q.Limit = criteria.Unlimited
 	}
 	if c.Where != nil {
-		q.Where = criteria.Rename(c.Where, e.column)
+		q.Where = e.columns(c.Where)
 	}
 	for _, s := range c.Sort {
+		if e.extra != "" && e.model.Attributes[s.Attr] == nil {
+			q.Sort = append(q.Sort, criteria.Sort{Attr: e.extra, Key: s.Attr, Desc: s.Desc})
+			continue
+		}
 		q.Sort = append(q.Sort, criteria.Sort{Attr: e.column(s.Attr), Desc: s.Desc})
 	}
 	if len(c.Select) > 0 {

@@ -137,22 +137,6 @@ func TestCreateRefusesMissingAssociatedRecords(t *testing.T) {
 	}
 }
 
-func TestSchemalessModelsRefused(t *testing.T) {
-	m, err := model.Parse("note", "note.yaml", map[string]any{"schema": false, "attributes": map[string]any{
-		"id": map[string]any{"type": "number", "autoIncrement": true},
-	}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	schema, err := model.NewSchema([]*model.Model{m})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := orm.New(schema, map[string]datastore.Adapter{"default": nil}); err == nil {
-		t.Error("orm.New with a schema: false model = nil error, want a refusal")
-	}
-}
-
 // Records read back under their attribute names whatever the columns are
 // called, including attributes named like another attribute's column.
 func TestColumnNamesReadBack(t *testing.T) {

@@ -38,6 +38,7 @@ func TestAdapter(t *testing.T, open func(t *testing.T) datastore.Adapter) {
 		{"PartitionBy", testPartitionBy},
 		{"FindThrough", testFindThrough},
 		{"Count", testCount},
+		{"JSONKeys", testJSONKeys},
 		{"Update", testUpdate},
 		{"Destroy", testDestroy},
 		{"Unique", testUnique},
