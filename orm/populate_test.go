@@ -121,3 +121,87 @@ func populateThroughJoin(t *testing.T, db datastore.Adapter) {
 		t.Fatal(err)
 	}
 }
+
+// TestPopulateThroughJoinSchemaless checks the joined query on a schemaless
+// child: its undeclared keys come back, and filters and sorts on them work
+// with the join table beside it.
+func TestPopulateThroughJoinSchemaless(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) {
+		db, err := sqlite.Open(t.Context(), datastore.Config{Name: "default", URL: ":memory:"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		populateThroughJoinSchemaless(t, db)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		db, err := postgres.Open(t.Context(), datastore.Config{Name: "default", URL: testenv.Postgres(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		populateThroughJoinSchemaless(t, db)
+	})
+}
+
+func populateThroughJoinSchemaless(t *testing.T, db datastore.Adapter) {
+	defaults := map[string]any{"migrate": "drop", "attributes": map[string]any{
+		"id": map[string]any{"type": "number", "autoIncrement": true},
+	}}
+	note, err := model.Parse("note", "note.yaml", map[string]any{"schema": false, "attributes": map[string]any{
+		"title": "string", "labels": map[string]any{"collection": "label", "via": "notes"}}}, defaults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	label, err := model.Parse("label", "label.yaml", map[string]any{"attributes": map[string]any{
+		"name": "string", "notes": map[string]any{"collection": "note", "via": "labels"}}}, defaults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema, err := model.NewSchema([]*model.Model{note, label})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	joined, err := orm.New(schema, map[string]datastore.Adapter{"default": db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := joined.Migrate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	links, err := orm.New(schema, map[string]datastore.Adapter{"default": linksOnly{db}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l1 := mustCreate(t, joined, label, map[string]any{"name": "one"})["id"]
+	l2 := mustCreate(t, joined, label, map[string]any{"name": "two"})["id"]
+	for i, color := range []string{"red", "blue", "red", "green", "red"} {
+		mustCreate(t, joined, note, map[string]any{"title": fmt.Sprint("n", i), "color": color, "size": float64(i % 3),
+			"labels": []any{l1, l2}[:1+i%2]})
+	}
+	for _, raw := range []map[string]any{
+		{},
+		{"where": map[string]any{"color": "red"}, "sort": "size DESC"},
+		{"where": map[string]any{"size": map[string]any{">": 0.0}}, "limit": 1.0, "sort": "color ASC"},
+	} {
+		c, err := criteria.Normalize(raw, note)
+		if err != nil {
+			t.Fatalf("Normalize(%v): %v", raw, err)
+		}
+		pops := []orm.Populate{{Attr: "notes", Criteria: c}}
+		all := &criteria.Criteria{Limit: criteria.Unlimited}
+		want, err := links.Find(t.Context(), label, all, pops)
+		if err != nil {
+			t.Fatalf("%v: Find without the join: %v", raw, err)
+		}
+		got, err := joined.Find(t.Context(), label, all, pops)
+		if err != nil {
+			t.Fatalf("%v: Find with the join: %v", raw, err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%v: population with the join differs (-links +join):\n%s", raw, diff)
+		}
+		if notes := got[0]["notes"].([]model.Record); len(notes) == 0 || notes[0]["color"] == nil {
+			t.Errorf("%v: label one's notes = %v, want notes with their undeclared keys", raw, notes)
+		}
+	}
+}
