@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/skiffhq/skiff/criteria"
 	"github.com/skiffhq/skiff/datastore"
@@ -212,15 +213,15 @@ func (s *session) records(ctx context.Context, st sqlgen.Stmt) ([]datastore.Reco
 
 func scan(rows pgx.Rows, cols []*datastore.Column) ([]datastore.Record, error) {
 	defer rows.Close()
+	dest, read := scanners(rows.FieldDescriptions(), cols)
 	out := []datastore.Record{}
 	for rows.Next() {
-		vals, err := rows.Values()
-		if err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
 		rec := make(datastore.Record, len(cols))
 		for i, c := range cols {
-			v, err := decode(c.Kind, vals[i])
+			v, err := read[i]()
 			if err != nil {
 				return nil, fmt.Errorf("column %s: %w", c.Name, err)
 			}
@@ -229,6 +230,66 @@ func scan(rows pgx.Rows, cols []*datastore.Column) ([]datastore.Record, error) {
 		out = append(out, rec)
 	}
 	return out, rows.Err()
+}
+
+// scanners returns the scan destinations of a result's columns and, for
+// each, a function reading the value last scanned as the contract's type.
+// Columns of the default type of their kind scan into typed values: going
+// through any (rows.Values) would box every integer twice, once as the
+// int64 pgx reads and once as the float64 the contract wants.
+func scanners(fields []pgconn.FieldDescription, cols []*datastore.Column) ([]any, []func() (any, error)) {
+	dest := make([]any, len(cols))
+	read := make([]func() (any, error), len(cols))
+	for i, c := range cols {
+		var oid uint32
+		if i < len(fields) {
+			oid = fields[i].DataTypeOID
+		}
+		switch {
+		case c.Kind == datastore.Integer && oid == pgtype.Int8OID:
+			v := new(pgtype.Int8)
+			dest[i] = v
+			read[i] = func() (any, error) {
+				if !v.Valid {
+					return nil, nil
+				}
+				return float64(v.Int64), nil
+			}
+		case c.Kind == datastore.Number && oid == pgtype.Float8OID:
+			v := new(pgtype.Float8)
+			dest[i] = v
+			read[i] = func() (any, error) {
+				if !v.Valid {
+					return nil, nil
+				}
+				return v.Float64, nil
+			}
+		case c.Kind == datastore.Boolean && oid == pgtype.BoolOID:
+			v := new(pgtype.Bool)
+			dest[i] = v
+			read[i] = func() (any, error) {
+				if !v.Valid {
+					return nil, nil
+				}
+				return v.Bool, nil
+			}
+		case c.Kind == datastore.String && oid == pgtype.TextOID:
+			v := new(pgtype.Text)
+			dest[i] = v
+			read[i] = func() (any, error) {
+				if !v.Valid {
+					return nil, nil
+				}
+				return v.String, nil
+			}
+		default:
+			v := new(any)
+			dest[i] = v
+			kind := c.Kind
+			read[i] = func() (any, error) { return decode(kind, *v) }
+		}
+	}
+	return dest, read
 }
 
 // decode converts a pgx value to the contract's type for kind k. pgx has
