@@ -41,7 +41,9 @@ type Column struct {
 	AutoIncrement bool
 	Unique        bool
 	// Indexed asks for a plain (non-unique) index, as foreign-key columns
-	// want for population.
+	// want for population. When the column belongs to a UniqueTogether set
+	// the index goes on to the set's other columns (a join table's key
+	// columns, read from either side).
 	Indexed bool
 	// NotNull is set for primary keys and join-table key columns only;
 	// Skiff enforces required attributes itself.

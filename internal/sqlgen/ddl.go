@@ -3,6 +3,7 @@ package sqlgen
 import (
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strings"
 
 	"github.com/skiffhq/skiff/datastore"
@@ -18,7 +19,10 @@ type Index struct {
 
 // Indexes lists every index t needs besides its primary key: the unique
 // ones (UniqueIndexes), then a plain one per Indexed column that is not
-// already the first column of a unique index.
+// already the first column of a unique index. An Indexed column of a
+// UniqueTogether set is followed in its index by the set's other columns,
+// so that a join table read from either side (its pair unique one way, this
+// index the other) needs only the index, already in order.
 func Indexes(d *Dialect, t *datastore.Table) []Index {
 	idx := UniqueIndexes(d, t)
 	for _, c := range t.Columns {
@@ -29,9 +33,21 @@ func Indexes(d *Dialect, t *datastore.Table) []Index {
 		for _, ix := range idx {
 			covered = covered || ix.Columns[0] == c.Name
 		}
-		if !covered {
-			idx = append(idx, Index{Name: IndexName(d, t.Name, []string{c.Name}, "idx"), Columns: []string{c.Name}, Plain: true})
+		if covered {
+			continue
 		}
+		cols := []string{c.Name}
+		for _, set := range t.UniqueTogether {
+			if slices.Contains(set, c.Name) {
+				for _, other := range set {
+					if other != c.Name {
+						cols = append(cols, other)
+					}
+				}
+				break
+			}
+		}
+		idx = append(idx, Index{Name: IndexName(d, t.Name, cols, "idx"), Columns: cols, Plain: true})
 	}
 	return idx
 }

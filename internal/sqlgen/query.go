@@ -296,6 +296,11 @@ func (b *builder) orderBy(sorts []criteria.Sort) error {
 // sortTerms writes the terms of orderBy; after is set when terms precede
 // them.
 func (b *builder) sortTerms(sorts []criteria.Sort, after bool) error {
+	return b.sortTermsBy(sorts, after, func() { b.colRef(b.t.PrimaryKey) })
+}
+
+// sortTermsBy is sortTerms writing the primary key tie-break with pk.
+func (b *builder) sortTermsBy(sorts []criteria.Sort, after bool, pkTerm func()) error {
 	pk := b.t.PrimaryKey
 	seenPK := false
 	for i, s := range sorts {
@@ -340,7 +345,7 @@ func (b *builder) sortTerms(sorts []criteria.Sort, after bool) error {
 	if len(sorts) > 0 || after {
 		b.str(", ")
 	}
-	b.colRef(pk)
+	pkTerm()
 	b.str(" ASC")
 	return nil
 }
@@ -387,6 +392,11 @@ func SelectThrough(d *Dialect, q *datastore.Query, j *datastore.Through) (Stmt, 
 		b.ident(linkAlias)
 		b.str(".")
 		b.ident(j.ParentColumn)
+	}
+	childRef := func() {
+		b.ident(linkAlias)
+		b.str(".")
+		b.ident(j.ChildColumn)
 	}
 	// selectFrom writes the joined SELECT of cols, parent key included,
 	// with extra (if set) as one more output column.
@@ -442,7 +452,10 @@ func SelectThrough(d *Dialect, q *datastore.Query, j *datastore.Through) (Stmt, 
 		b.str(" ORDER BY ")
 		parentRef()
 		b.str(" ASC")
-		if err := b.sortTerms(q.Sort, true); err != nil {
+		// The link's child column equals the primary key and, unlike it,
+		// lets the engine read the links in order from the join table's
+		// (parent, child) index without sorting.
+		if err := b.sortTermsBy(q.Sort, true, childRef); err != nil {
 			return Stmt{}, err
 		}
 		b.qual = ""

@@ -181,6 +181,12 @@ func cases() []struct {
 		{"create table", func(d *sqlgen.Dialect) (sqlgen.Stmt, error) {
 			return sqlgen.Stmt{SQL: strings.Join(sqlgen.CreateTable(d, table()), ";\n")}, nil
 		}},
+		{"create join table", func(d *sqlgen.Dialect) (sqlgen.Stmt, error) {
+			t := links().Table
+			t.Columns[1].Indexed, t.Columns[2].Indexed = true, true
+			t.UniqueTogether = [][]string{{"group_users", "user_groups"}}
+			return sqlgen.Stmt{SQL: strings.Join(sqlgen.CreateTable(d, t), ";\n")}, nil
+		}},
 		{"alter", func(d *sqlgen.Dialect) (sqlgen.Stmt, error) {
 			t := table()
 			return sqlgen.Stmt{SQL: sqlgen.AddColumn(d, "user", &t.Columns[3]) + ";\n" + sqlgen.DropColumn(d, "user", "old") + ";\n" + sqlgen.DropTable(d, "user")}, nil
