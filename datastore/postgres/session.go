@@ -213,7 +213,7 @@ func (s *session) records(ctx context.Context, st sqlgen.Stmt) ([]datastore.Reco
 
 func scan(rows pgx.Rows, cols []*datastore.Column) ([]datastore.Record, error) {
 	defer rows.Close()
-	dest, read := scanners(rows.FieldDescriptions(), cols)
+	cells, dest := scanners(rows.FieldDescriptions(), cols)
 	out := []datastore.Record{}
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
@@ -221,7 +221,7 @@ func scan(rows pgx.Rows, cols []*datastore.Column) ([]datastore.Record, error) {
 		}
 		rec := make(datastore.Record, len(cols))
 		for i, c := range cols {
-			v, err := read[i]()
+			v, err := cells[i].value(c.Kind)
 			if err != nil {
 				return nil, fmt.Errorf("column %s: %w", c.Name, err)
 			}
@@ -232,64 +232,68 @@ func scan(rows pgx.Rows, cols []*datastore.Column) ([]datastore.Record, error) {
 	return out, rows.Err()
 }
 
-// scanners returns the scan destinations of a result's columns and, for
-// each, a function reading the value last scanned as the contract's type.
-// Columns of the default type of their kind scan into typed values: going
-// through any (rows.Values) would box every integer twice, once as the
-// int64 pgx reads and once as the float64 the contract wants.
-func scanners(fields []pgconn.FieldDescription, cols []*datastore.Column) ([]any, []func() (any, error)) {
+// cell is the scan destination of one result column. Columns of the
+// default type of their kind scan into a typed value: going through any
+// (rows.Values) boxed every integer twice, once as the int64 pgx reads and
+// once as the float64 the contract wants.
+type cell struct {
+	typ uint32 // the OID scanned into a typed value, or 0 for v
+	i8  pgtype.Int8
+	f8  pgtype.Float8
+	b   pgtype.Bool
+	t   pgtype.Text
+	v   any
+}
+
+// scanners returns a cell per column and the Scan destinations in them.
+func scanners(fields []pgconn.FieldDescription, cols []*datastore.Column) ([]cell, []any) {
+	cells := make([]cell, len(cols))
 	dest := make([]any, len(cols))
-	read := make([]func() (any, error), len(cols))
 	for i, c := range cols {
 		var oid uint32
 		if i < len(fields) {
 			oid = fields[i].DataTypeOID
 		}
+		ce := &cells[i]
 		switch {
 		case c.Kind == datastore.Integer && oid == pgtype.Int8OID:
-			v := new(pgtype.Int8)
-			dest[i] = v
-			read[i] = func() (any, error) {
-				if !v.Valid {
-					return nil, nil
-				}
-				return float64(v.Int64), nil
-			}
+			ce.typ, dest[i] = oid, &ce.i8
 		case c.Kind == datastore.Number && oid == pgtype.Float8OID:
-			v := new(pgtype.Float8)
-			dest[i] = v
-			read[i] = func() (any, error) {
-				if !v.Valid {
-					return nil, nil
-				}
-				return v.Float64, nil
-			}
+			ce.typ, dest[i] = oid, &ce.f8
 		case c.Kind == datastore.Boolean && oid == pgtype.BoolOID:
-			v := new(pgtype.Bool)
-			dest[i] = v
-			read[i] = func() (any, error) {
-				if !v.Valid {
-					return nil, nil
-				}
-				return v.Bool, nil
-			}
+			ce.typ, dest[i] = oid, &ce.b
 		case c.Kind == datastore.String && oid == pgtype.TextOID:
-			v := new(pgtype.Text)
-			dest[i] = v
-			read[i] = func() (any, error) {
-				if !v.Valid {
-					return nil, nil
-				}
-				return v.String, nil
-			}
+			ce.typ, dest[i] = oid, &ce.t
 		default:
-			v := new(any)
-			dest[i] = v
-			kind := c.Kind
-			read[i] = func() (any, error) { return decode(kind, *v) }
+			dest[i] = &ce.v
 		}
 	}
-	return dest, read
+	return cells, dest
+}
+
+// value returns the value last scanned into ce as the contract's type.
+func (ce *cell) value(k datastore.Kind) (any, error) {
+	switch ce.typ {
+	case pgtype.Int8OID:
+		if ce.i8.Valid {
+			return float64(ce.i8.Int64), nil
+		}
+	case pgtype.Float8OID:
+		if ce.f8.Valid {
+			return ce.f8.Float64, nil
+		}
+	case pgtype.BoolOID:
+		if ce.b.Valid {
+			return ce.b.Bool, nil
+		}
+	case pgtype.TextOID:
+		if ce.t.Valid {
+			return ce.t.String, nil
+		}
+	default:
+		return decode(k, ce.v)
+	}
+	return nil, nil
 }
 
 // decode converts a pgx value to the contract's type for kind k. pgx has

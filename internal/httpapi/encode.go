@@ -31,8 +31,8 @@ type encoder struct {
 	next   int
 }
 
-// shape is the key set of an object: its keys sorted, and each quoted with
-// its colon, as written.
+// shape is the key set of an object: its keys sorted, and once reused each
+// quoted with its colon, as written.
 type shape struct {
 	keys   []string
 	quoted []string
@@ -99,6 +99,14 @@ func (e *encoder) object(m map[string]any) error {
 		for i := range e.shapes {
 			sh := &e.shapes[i]
 			if len(sh.keys) == len(m) && lookupAll(m, sh.keys, vals[:len(m)]) {
+				if sh.quoted == nil {
+					// Quoted on the first reuse: an answer of one record
+					// never pays for it.
+					sh.quoted = make([]string, len(sh.keys))
+					for i, k := range sh.keys {
+						sh.quoted[i] = string(append(appendString(nil, k), ':'))
+					}
+				}
 				return e.fields(sh.quoted, vals[:len(m)])
 			}
 		}
@@ -109,11 +117,7 @@ func (e *encoder) object(m map[string]any) error {
 	}
 	slices.Sort(keys)
 	if len(keys) > 0 && len(keys) <= maxShape {
-		quoted := make([]string, len(keys))
-		for i, k := range keys {
-			quoted[i] = string(append(appendString(nil, k), ':'))
-		}
-		e.shapes[e.next] = shape{keys: keys, quoted: quoted}
+		e.shapes[e.next] = shape{keys: keys}
 		e.next = (e.next + 1) % len(e.shapes)
 	}
 	e.b = append(e.b, '{')
