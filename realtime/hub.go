@@ -182,9 +182,18 @@ func (h *Hub) AddMembers(src string, dest ...string) {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for m := range h.rooms[src] {
-		for _, d := range dest {
-			h.join(m, d)
+	members := h.rooms[src]
+	for _, d := range dest {
+		// Each create puts every watcher of the model in the new record's
+		// room: look the room up once and size it for all of them.
+		set := h.rooms[d]
+		if set == nil {
+			set = make(map[*member]struct{}, len(members))
+			h.rooms[d] = set
+		}
+		for m := range members {
+			set[m] = struct{}{}
+			m.rooms[d] = struct{}{}
 		}
 	}
 }

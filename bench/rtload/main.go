@@ -50,8 +50,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/coder/websocket"
 )
 
 type config struct {
@@ -115,8 +113,7 @@ var base = time.Now()
 // watcher is one watching socket. Only its own goroutine touches it, except
 // the atomic counters.
 type watcher struct {
-	conn     *websocket.Conn
-	buf      []byte
+	conn     *wsConn
 	received atomic.Int64 // created notifications of this run
 	failed   atomic.Bool  // the connection ended before we closed it
 	closed   atomic.Bool  // we closed it
@@ -134,32 +131,36 @@ var (
 // connect dials, joins "/" and watches the model with a virtual get, as
 // sails.io.js's io.socket.get('/product') does.
 func connect(ctx context.Context, c config) (*watcher, error) {
-	u := strings.Replace(c.url, "http", "ws", 1) +
+	u := c.url +
 		"/socket.io/?__sails_io_sdk_version=1.2.1&__sails_io_sdk_platform=node&__sails_io_sdk_language=javascript&EIO=4&transport=websocket"
-	conn, _, err := websocket.Dial(ctx, u, nil)
+	conn, err := dialWS(ctx, u)
 	if err != nil {
 		return nil, fmt.Errorf("dial: %w", err)
 	}
-	w := &watcher{conn: conn, buf: make([]byte, 0, 512)}
-	fail := func(err error) (*watcher, error) { conn.CloseNow(); return nil, err }
-	if b, err := w.read(ctx); err != nil || len(b) == 0 || b[0] != '0' {
+	w := &watcher{conn: conn}
+	fail := func(err error) (*watcher, error) { conn.close(); return nil, err }
+	if dl, ok := ctx.Deadline(); ok {
+		conn.c.SetDeadline(dl) // the socket.io handshake and the watch, too
+		defer conn.c.SetDeadline(time.Time{})
+	}
+	if b, err := conn.read(); err != nil || len(b) == 0 || b[0] != '0' {
 		return fail(fmt.Errorf("open packet %q: %v", b, err))
 	}
-	if err := conn.Write(ctx, websocket.MessageText, []byte("40")); err != nil {
+	if err := conn.writeText([]byte("40")); err != nil {
 		return fail(fmt.Errorf("connect: %w", err))
 	}
-	if b, err := w.read(ctx); err != nil || !bytes.HasPrefix(b, []byte("40")) {
+	if b, err := conn.read(); err != nil || !bytes.HasPrefix(b, []byte("40")) {
 		return fail(fmt.Errorf("connect packet %q: %v", b, err))
 	}
 	if c.noWatch {
 		return w, nil
 	}
 	get := fmt.Sprintf(`420["get",{"method":"get","url":"/%s?limit=1","data":{},"headers":{}}]`, c.model)
-	if err := conn.Write(ctx, websocket.MessageText, []byte(get)); err != nil {
+	if err := conn.writeText([]byte(get)); err != nil {
 		return fail(fmt.Errorf("watch: %w", err))
 	}
 	for {
-		b, err := w.read(ctx)
+		b, err := conn.read()
 		if err != nil {
 			return fail(fmt.Errorf("watch ack: %w", err))
 		}
@@ -169,40 +170,17 @@ func connect(ctx context.Context, c config) (*watcher, error) {
 			}
 			return w, nil
 		}
-		if err := w.control(ctx, b); err != nil {
+		if err := w.control(b); err != nil {
 			return fail(err)
 		}
 	}
 }
 
-// read returns the next message in w's buffer, valid until the next read.
-func (w *watcher) read(ctx context.Context) ([]byte, error) {
-	_, r, err := w.conn.Reader(ctx)
-	if err != nil {
-		return nil, err
-	}
-	b := w.buf[:0]
-	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			w.buf = b
-			return b, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-}
-
 // control answers Engine.IO pings and reports a server disconnect.
-func (w *watcher) control(ctx context.Context, b []byte) error {
+func (w *watcher) control(b []byte) error {
 	switch {
 	case len(b) == 1 && b[0] == '2':
-		return w.conn.Write(ctx, websocket.MessageText, []byte("3"))
+		return w.conn.writeText([]byte("3"))
 	case bytes.HasPrefix(b, []byte("41")), len(b) > 0 && b[0] == '1':
 		return errors.New("server disconnected the socket")
 	}
@@ -213,9 +191,8 @@ func (w *watcher) control(ctx context.Context, b []byte) error {
 // latencyFrom >= 0 it also records the latency of notifications of records
 // sent after that offset of the monotonic clock.
 func (w *watcher) listen(latencyFrom time.Duration) {
-	ctx := context.Background() // no per-read timer: the connection is closed to stop
 	for {
-		b, err := w.read(ctx)
+		b, err := w.conn.read()
 		if err != nil {
 			if !w.closed.Load() {
 				w.failed.Store(true)
@@ -223,7 +200,7 @@ func (w *watcher) listen(latencyFrom time.Duration) {
 			return
 		}
 		if !bytes.HasPrefix(b, createdPrefix) || !bytes.Contains(b, createdVerb) {
-			if err := w.control(ctx, b); err != nil {
+			if err := w.control(b); err != nil {
 				w.failed.Store(true)
 				return
 			}
@@ -299,7 +276,7 @@ func closeAll(ws []*watcher) {
 	for _, w := range ws {
 		if w != nil {
 			w.closed.Store(true)
-			w.conn.CloseNow()
+			w.conn.close()
 		}
 	}
 }

@@ -40,12 +40,16 @@ func (s *Socket) writeLoop() {
 	}
 }
 
-// write writes a batch of packets with one write(2) (see batchWriter) and
-// returns the slice for reuse.
+// write writes a batch of packets with one write(2) and returns the slice
+// for reuse. The packets' WebSocket frames are copied straight into the
+// batchWriter under coder/websocket's write buffer, past the library's
+// per-message locking: that is safe because this goroutine is the only
+// writer of data messages, and the library's own frames (pongs, close) are
+// small enough to reach the batchWriter in one Write, between two of ours.
 func (s *Socket) write(batch []*Packet) []*Packet {
 	s.out.hold()
 	for _, p := range batch {
-		if err := s.conn.Write(context.Background(), websocket.MessageText, p.frame); err != nil {
+		if _, err := s.out.Write(p.ws); err != nil {
 			s.closeWith(ReasonTransportError, closeAbort, 0)
 			break
 		}

@@ -145,7 +145,7 @@ func (s *Socket) Send(p *Packet) error {
 	return nil
 }
 
-func (s *Socket) sendFrame(b []byte) error { return s.Send(&Packet{frame: b}) }
+func (s *Socket) sendFrame(b []byte) error { return s.Send(newPacket(b)) }
 
 // Disconnect flushes what is queued, sends the Socket.IO DISCONNECT packet
 // ("41", the client reports "io server disconnect" and does not reconnect)
