@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/skiffhq/skiff/datastore"
 	"github.com/skiffhq/skiff/datastore/postgres"
 	"github.com/skiffhq/skiff/datastore/sqlite"
+	"github.com/skiffhq/skiff/internal/assets"
 	"github.com/skiffhq/skiff/internal/config"
 	"github.com/skiffhq/skiff/model"
 )
@@ -47,9 +49,11 @@ func templateAttributes() map[string]any {
 
 // LoadApp reads the app folder dir (models/, config/) for environment env,
 // with environ ("NAME=value" pairs, as os.Environ returns them) supplying
-// SKIFF_* overrides, and opens its datastores. The
-// returned Options are ready for New; the caller adds Go hooks to them.
-// On error nothing is left open.
+// SKIFF_* overrides, and opens its datastores. When dir has an assets/
+// folder, its files become Options.Assets (resolved inside the folder, so
+// neither ".." nor a symbolic link can reach outside it). The returned
+// Options are ready for New; the caller adds Go hooks to them. On error
+// nothing is left open.
 func LoadApp(ctx context.Context, dir, env string, environ []string) (*Options, error) {
 	if env == "" {
 		env = "development"
@@ -109,6 +113,10 @@ func LoadApp(ctx context.Context, dir, env string, environ []string) (*Options, 
 		ReadHeaderTimeout: sv.ReadHeaderTimeout, ReadTimeout: sv.ReadTimeout, WriteTimeout: sv.WriteTimeout,
 		IdleTimeout: sv.IdleTimeout, MaxHeaderBytes: sv.MaxHeaderBytes,
 	}
+	if fi, err := os.Stat(filepath.Join(dir, "assets")); err == nil && fi.IsDir() {
+		opts.Assets = assets.Dir(filepath.Join(dir, "assets"))
+	}
+	opts.AssetsMaxAge = cfg.AssetsMaxAge
 	openers := Adapters()
 	for name, dc := range cfg.Datastores {
 		adapter, _ := dc["adapter"].(string)

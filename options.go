@@ -1,6 +1,7 @@
 package skiff
 
 import (
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"time"
@@ -35,7 +36,9 @@ type Options struct {
 	// every blueprint route; wrap blueprint.DefaultParseOptions to edit its
 	// result. Routes may override it.
 	ParseBlueprintOptions blueprint.ParseOptionsFunc
-	// BodyLimit caps request bodies in bytes (413 above it); 0 means 1 MiB.
+	// BodyLimit caps every request body in bytes; 0 means 1 MiB. Blueprint
+	// actions answer 413 above it; a Go action reading past it gets an
+	// *http.MaxBytesError.
 	BodyLimit int64
 	// Logger receives request failures and lifecycle messages; nil discards.
 	Logger *slog.Logger
@@ -65,6 +68,19 @@ type Options struct {
 	Sockets Sockets
 	// Server tunes the http.Server that Serve runs.
 	Server ServerOptions
+	// Assets are the app's static files (Sails' assets/ folder): a GET or
+	// HEAD request over HTTP that no custom or blueprint route matches gets
+	// the file at its path, "/" and other directories their index.html.
+	// Dot files are never served, directories never listed, and asset-like
+	// paths get no session (SessionOptions.IsSessionDisabled). nil serves
+	// no files; LoadApp sets it to DIR/assets when that folder exists. An
+	// embedder may pass an embed.FS (through fs.Sub) or os.DirFS.
+	Assets fs.FS
+	// AssetsMaxAge is how long browsers may reuse a static file without
+	// asking again (Cache-Control: public, max-age, in whole seconds; Sails'
+	// http.cache). 0 makes them revalidate every time, with
+	// If-Modified-Since.
+	AssetsMaxAge time.Duration
 }
 
 // Policy guards actions (Sails' api/policies): it calls next to let the
@@ -77,7 +93,9 @@ type Policy func(next http.Handler) http.Handler
 // SessionOptions configure sessions. The zero value gives Sails' defaults:
 // an in-memory store and a sails.sid cookie.
 type SessionOptions struct {
-	// Disabled turns sessions off; CSRF then refuses every checked request.
+	// Disabled turns sessions off. New then refuses CSRF (the secret lives
+	// in the session), and a route with the option csrf: true refuses every
+	// POST, PUT, PATCH and DELETE.
 	Disabled bool
 	// Name is the cookie name; empty means "sails.sid".
 	Name string

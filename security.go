@@ -48,7 +48,7 @@ func productionProblems(opts *Options) error {
 	if !opts.Session.Disabled && opts.Session.Secret == "" {
 		errs = append(errs, errors.New("production needs a session secret: set session.secret (e.g. SKIFF_SESSION__SECRET) to a long random string"))
 	}
-	if len(opts.Sockets.OnlyAllowOrigins) == 0 && opts.Sockets.BeforeConnect == nil {
+	if !opts.Sockets.Disabled && len(opts.Sockets.OnlyAllowOrigins) == 0 && opts.Sockets.BeforeConnect == nil {
 		errs = append(errs, errors.New("production needs sockets.onlyAllowOrigins (the origins allowed to open sockets, e.g. [https://example.com]) or a BeforeConnect hook"))
 	}
 	var unsafe []string
@@ -107,6 +107,11 @@ func newSecurity(ctx context.Context, opts *Options) (*security, error) {
 		return nil, err
 	}
 	if opts.Session.Disabled {
+		if opts.CSRF {
+			// As Sails' E_INVALID_SECURITY_CONFIG: every checked request
+			// would be refused.
+			return nil, errors.New("security.csrf needs sessions (the CSRF secret lives in the session): turn sessions on or CSRF off")
+		}
 		return sec, nil
 	}
 	so := opts.Session

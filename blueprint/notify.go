@@ -210,6 +210,14 @@ func (p *pubsub) updated(m *model.Model, before, after model.Record, set map[str
 			data[name] = after[name]
 		}
 	}
+	if !m.Schema {
+		// Undeclared keys that were set, as stored.
+		for name := range set {
+			if v, stored := after[name]; stored && m.Attr(name) == nil {
+				data[name] = v
+			}
+		}
+	}
 	p.publish(m, id, updatedMessage{Verb: "updated", ID: id, Data: m.Serialize(data), Previous: m.Serialize(before)})
 }
 

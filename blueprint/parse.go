@@ -63,11 +63,13 @@ func DefaultParseOptions(_ context.Context, r *Request) (*Options, error) {
 				}
 			}
 		}
+		dropReserved(m, o.NewRecord)
 		o.Meta = map[string]any{"fetch": true}
 	case Update:
 		o.Criteria = map[string]any{"where": map[string]any{m.PrimaryKey: id}}
 		vals := r.AllParams()
 		delete(vals, "id")
+		dropReserved(m, vals)
 		o.ValuesToSet = vals
 		o.Meta = map[string]any{}
 	case Destroy:
@@ -105,6 +107,18 @@ func DefaultParseOptions(_ context.Context, r *Request) (*Options, error) {
 		return nil, fmt.Errorf("unknown blueprint action %q", r.Action)
 	}
 	return o, nil
+}
+
+// dropReserved removes the reserved parameters that m does not declare
+// from the values of a write: a schemaless model would otherwise store a
+// CSRF token or a cache-buster as one of its keys (schemaful models drop
+// them anyway).
+func dropReserved(m *model.Model, vals map[string]any) {
+	for _, k := range reservedParams {
+		if m.Attr(k) == nil {
+			delete(vals, k)
+		}
+	}
 }
 
 func bodyValue(r *Request, name string) (any, bool) {

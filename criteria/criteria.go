@@ -60,8 +60,14 @@ type Or struct{ Exprs []Expr }
 // a value. Value is nil (Eq/Ne only: IS [NOT] NULL), a bool, float64 or
 // string, a []any for In/Nin, or a Like pattern string in which % is a
 // wildcard and \% a literal percent sign.
+//
+// Key is set only in datastore queries, never by Normalize: it names one
+// top-level key of the JSON object stored in the column Attr (the
+// catch-all column of a schemaless model), and the comparison applies to
+// that key's value, type-strictly (see datastore.Query).
 type Cmp struct {
 	Attr  string
+	Key   string
 	Op    Op
 	Value any
 }
@@ -70,9 +76,11 @@ func (*And) isExpr() {}
 func (*Or) isExpr()  {}
 func (*Cmp) isExpr() {}
 
-// Sort is one sort key.
+// Sort is one sort key. Key, as in Cmp, names a key inside the JSON
+// column Attr (datastore queries only).
 type Sort struct {
 	Attr string
+	Key  string
 	Desc bool
 }
 

@@ -293,6 +293,9 @@ func checkSortAttr(attr string, m *model.Model) error {
 		if m.Schema {
 			return invalid("Cannot sort by `%s`: it is not a recognized attribute of %s.", attr, m.Identity)
 		}
+		if !model.ValidKey(attr) {
+			return invalid("Cannot sort by `%s`: it is not a valid attribute name.", attr)
+		}
 		return nil
 	}
 	if a.IsPlural() {
@@ -532,6 +535,9 @@ func constraint(attr string, raw any, m *model.Model) (Expr, error) {
 	a := m.Attr(attr)
 	if a == nil && m.Schema {
 		return nil, invalid("`%s` is not a recognized attribute of %s.", attr, m.Identity)
+	}
+	if a == nil && !model.ValidKey(attr) {
+		return nil, invalid("Cannot filter by `%s`: it is not a valid attribute name.", attr)
 	}
 	if a != nil && a.IsPlural() {
 		return nil, invalid("Cannot filter by `%s`: it is a collection.", attr)

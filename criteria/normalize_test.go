@@ -194,3 +194,28 @@ func BenchmarkNormalize(b *testing.B) {
 		}
 	}
 }
+
+func TestSchemalessCriteria(t *testing.T) {
+	m := testModel()
+	m.Schema = false
+	for _, in := range []string{`{"color":"red"}`, `{"$x":{">":1}}`, `{"sort":"color DESC"}`, `{"where":{"_n":null}}`} {
+		if _, err := criteria.Normalize(decode(t, in), m); err != nil {
+			t.Errorf("Normalize(%s) on a schemaless model = %v, want nil", in, err)
+		}
+	}
+	c, err := criteria.Normalize(decode(t, `{"amount":"12"}`), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (&criteria.Cmp{Attr: "amount", Op: criteria.Eq, Value: "12"}); !cmp.Equal(c.Where, criteria.Expr(want)) {
+		t.Errorf("undeclared constraint = %#v, want the string uncoerced", c.Where)
+	}
+	for _, in := range []string{
+		`{"a-b":1}`, `{"delete":1}`, `{"toJSON":1}`, `{"where":{"9x":1}}`, `{"sort":"a-b"}`,
+		`{"color":{"k":1}}`, `{"select":["title"]}`, `{"omit":["name"]}`,
+	} {
+		if _, err := criteria.Normalize(decode(t, in), m); model.KindOf(err) != model.Invalid {
+			t.Errorf("Normalize(%s) on a schemaless model = %v, want Invalid", in, err)
+		}
+	}
+}

@@ -46,6 +46,13 @@ type Column struct {
 	// NotNull is set for primary keys and join-table key columns only;
 	// Skiff enforces required attributes itself.
 	NotNull bool
+	// Merge marks a JSON column holding an object whose keys are set one
+	// by one: Update merges the object it is given into the stored one
+	// (each given key replaces that key, a null value included; keys not
+	// given stay; a NULL column counts as an empty object), where other
+	// columns are replaced. Create stores the object as given. Schemaless
+	// models keep their undeclared keys in such a column.
+	Merge bool
 }
 
 // Table describes one physical table.
@@ -72,6 +79,15 @@ func (t *Table) Column(name string) *Column {
 type Record map[string]any
 
 // Query selects rows of one table. Where, Sort and Select use column names.
+//
+// A criteria.Cmp or criteria.Sort whose Key is set addresses that top-level
+// key of the object in a JSON column. Such comparisons are type-strict, as
+// in Waterline's JavaScript: a string matches only strings, a number only
+// numbers, a boolean only booleans; <, <=, >, >= and like match only values
+// of the compared type (like: strings); a key that is absent counts as
+// null. Sorting by a key orders values of one JSON type as their type
+// orders; how different types interleave is the engine's. Keys satisfy
+// model.ValidKey; adapters refuse others.
 type Query struct {
 	Table *Table
 	Where criteria.Expr

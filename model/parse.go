@@ -259,7 +259,9 @@ func (p *parser) checkModel(m *Model) error {
 		pk.ColumnType = "_" + string(pk.Type) + "key"
 	}
 	for _, name := range m.Omit {
-		if m.Attributes[name] == nil {
+		// A schemaless model may hide an undeclared key too (Sails'
+		// customToJSON is a function that can delete any key).
+		if m.Attributes[name] == nil && (m.Schema || !ValidKey(name)) {
 			return p.errf("", "customToJSON.omit names %q, which is not an attribute", name)
 		}
 	}

@@ -15,8 +15,8 @@ const maxSafeInteger = 1<<53 - 1
 var pkDigits = regexp.MustCompile(`^[0-9]+$`)
 
 // NewRecord normalises in as a new record of m, with Waterline's create
-// rules: unknown keys dropped (schema true) or kept when JSON-compatible
-// (schema false); values loosely coerced to their attribute's type and
+// rules: unknown keys dropped (schema true) or, on a schemaless model, kept
+// when their name is a ValidKey and their value JSON-compatible; values loosely coerced to their attribute's type and
 // checked against its rules; omitted attributes filled with defaultsTo, the
 // timestamp now, null (allowNull, singular associations) or the type's base
 // value. An omitted primary key stays absent (the adapter assigns it), as do
@@ -157,6 +157,10 @@ func (w writer) given(in map[string]any) (Record, error) {
 			continue
 		}
 		v := in[k]
+		if !ValidKey(k) {
+			return nil, w.fail(k, "Could not use `%s`: an undeclared key must be a JavaScript identifier of letters, digits, _ or $ "+
+				"(at most %d characters, not a reserved word).", k, MaxKeyLength)
+		}
 		if !jsonCompatible(v, 0) {
 			return nil, w.fail(k, "Could not use specified `%s`.  Its value is not JSON-compatible.", k)
 		}

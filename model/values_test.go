@@ -310,3 +310,45 @@ func TestInputNotMutated(t *testing.T) {
 		t.Errorf("NewRecord mutated its input: %v", in)
 	}
 }
+
+func TestValidKey(t *testing.T) {
+	for _, k := range []string{"a", "_", "$", "camelCase", "snake_case", "x9", strings.Repeat("k", model.MaxKeyLength), "newish", "Null"} {
+		if !model.ValidKey(k) {
+			t.Errorf("ValidKey(%q) = false, want true", k)
+		}
+	}
+	for _, k := range []string{"", "9x", "a-b", "a.b", "a b", `a"b`, `a\b`, "$[0]", "é", "new", "null", "toJSON", "TOOBJECT",
+		strings.Repeat("k", model.MaxKeyLength+1)} {
+		if model.ValidKey(k) {
+			t.Errorf("ValidKey(%q) = true, want false", k)
+		}
+	}
+	m, err := model.Parse("note", "", map[string]any{"schema": false, "attributes": map[string]any{"id": "number"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.ValuesToSet(map[string]any{"a.b": 1.0}, now); model.KindOf(err) != model.Invalid {
+		t.Errorf("ValuesToSet(a.b) = %v, want Invalid", err)
+	}
+}
+
+func TestSchemalessOmit(t *testing.T) {
+	def := map[string]any{"schema": false, "customToJSON": map[string]any{"omit": []any{"secret"}},
+		"attributes": map[string]any{"id": "number"}}
+	m, err := model.Parse("note", "", def, nil)
+	if err != nil {
+		t.Fatalf("Parse(schemaless, omit an undeclared key) = %v", err)
+	}
+	got := m.Serialize(model.Record{"id": 1.0, "secret": "s", "shown": true})
+	if diff := cmp.Diff(model.Record{"id": 1.0, "shown": true}, got); diff != "" {
+		t.Errorf("Serialize (-want +got):\n%s", diff)
+	}
+	def["schema"] = true
+	if _, err := model.Parse("note", "", def, nil); err == nil {
+		t.Error("Parse(schemaful, omit an undeclared key) = nil error, want a definition error")
+	}
+	def["schema"], def["customToJSON"] = false, map[string]any{"omit": []any{"a.b"}}
+	if _, err := model.Parse("note", "", def, nil); err == nil {
+		t.Error("Parse(schemaless, omit an invalid key) = nil error, want a definition error")
+	}
+}

@@ -129,3 +129,35 @@ func TestChangesReportEverySide(t *testing.T) {
 		t.Errorf("create with a missing owner: %v, %v", ch, err)
 	}
 }
+
+// A child destroyed without cascadeOnDestroy leaves its join rows behind
+// (as in Sails); its destroy already reported it gone from each parent, so
+// a later replace drops those rows without reporting the child again.
+func TestReplaceDropsRowsOfDestroyedChildrenQuietly(t *testing.T) {
+	o, m := newORM(t)
+	ctx := t.Context()
+	red := mustCreate(t, o, m["tag"], map[string]any{"label": "red"})
+	rex := mustCreate(t, o, m["pet"], map[string]any{"name": "rex", "tags": []any{red["id"]}})
+	fido := mustCreate(t, o, m["pet"], map[string]any{"name": "fido", "tags": []any{red["id"]}})
+	_, ch, err := o.Destroy(ctx, m["pet"], rex["id"]) // pets do not cascade
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantChanges(t, "destroy pet", ch, "tag#1.pets -[1]")
+
+	ch, err = o.Replace(ctx, m["tag"], "pets", red["id"], []any{fido["id"]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantChanges(t, "replace keeping the live member", ch)
+	ch, err = o.Replace(ctx, m["tag"], "pets", red["id"], []any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantChanges(t, "replace emptying", ch, "tag#1.pets -[2]", "pet#2.tags -[1]")
+
+	// The row rex left was deleted with the first replace.
+	if n, err := o.Count(ctx, m["tag"].Attributes["pets"].Assoc.Join.Model, nil); err != nil || n != 0 {
+		t.Errorf("join rows left: %d (%v)", n, err)
+	}
+}

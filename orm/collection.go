@@ -97,15 +97,37 @@ func (o *ORM) Replace(ctx context.Context, m *model.Model, alias string, parent 
 			if err := o.requireRecord(ctx, m, pk); err != nil {
 				return err
 			}
-			if err := o.requireAll(ctx, a, want); err != nil {
-				return err
-			}
-			var added, removed []any
+			var removed []any
 			for _, id := range have {
 				if !slices.Contains(want, id) {
 					removed = append(removed, id)
 				}
 			}
+			// One read refuses wanted ids of records that do not exist and
+			// finds the join rows a child destroyed without cascadeOnDestroy
+			// left behind: those are dropped without a report, since that
+			// destroy already reported the child gone from this parent.
+			exist, err := o.existing(ctx, a.Assoc.Target, union(slices.Clone(want), removed))
+			if err != nil {
+				return err
+			}
+			if err := requireAll(a, want, exist); err != nil {
+				return err
+			}
+			var stale []any
+			removed = slices.DeleteFunc(removed, func(id any) bool {
+				if slices.Contains(exist, id) {
+					return false
+				}
+				stale = append(stale, id)
+				return true
+			})
+			if len(stale) > 0 {
+				if err := o.unlink(ctx, a, pk, stale); err != nil {
+					return err
+				}
+			}
+			var added []any
 			for _, id := range want {
 				if !slices.Contains(have, id) {
 					added = append(added, id)
@@ -376,19 +398,28 @@ func (o *ORM) requireRecord(ctx context.Context, m *model.Model, pk any) error {
 	return nil
 }
 
-// requireAll refuses ids naming records that do not exist.
-func (o *ORM) requireAll(ctx context.Context, a *model.Attribute, ids []any) error {
+// existing returns those of ids that name records of target.
+func (o *ORM) existing(ctx context.Context, target *model.Model, ids []any) ([]any, error) {
 	if len(ids) == 0 {
-		return nil
+		return nil, nil
 	}
-	target := a.Assoc.Target
-	n, err := o.Count(ctx, target, &criteria.Cmp{Attr: target.PrimaryKey, Op: criteria.In, Value: ids})
+	recs, err := o.Find(ctx, target, &criteria.Criteria{
+		Where: &criteria.Cmp{Attr: target.PrimaryKey, Op: criteria.In, Value: ids},
+		Limit: criteria.Unlimited, Select: []string{target.PrimaryKey},
+	}, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if n != int64(len(ids)) {
-		return &model.Error{Kind: model.Invalid, Code: model.CodeInvalidAssociatedIDs, Attrs: []string{a.Name},
-			Msg: fmt.Sprintf("Could not use specified `%s`: no %s record has the primary key %s.", a.Name, target.Identity, describeIDs(ids))}
+	return distinct(recs, target.PrimaryKey), nil
+}
+
+// requireAll refuses ids naming records that are not in exist.
+func requireAll(a *model.Attribute, ids, exist []any) error {
+	for _, id := range ids {
+		if !slices.Contains(exist, id) {
+			return &model.Error{Kind: model.Invalid, Code: model.CodeInvalidAssociatedIDs, Attrs: []string{a.Name},
+				Msg: fmt.Sprintf("Could not use specified `%s`: no %s record has the primary key %s.", a.Name, a.Assoc.Target.Identity, describeIDs(ids))}
+		}
 	}
 	return nil
 }

@@ -84,7 +84,7 @@ func (o *ORM) Count(ctx context.Context, m *model.Model, where criteria.Expr) (i
 	}
 	q := &datastore.Query{Table: e.table, Limit: criteria.Unlimited}
 	if where != nil {
-		q.Where = criteria.Rename(where, e.column)
+		q.Where = e.columns(where)
 	}
 	n, err := o.adapter(ctx, e).Count(ctx, q)
 	if err != nil {

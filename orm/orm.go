@@ -24,6 +24,12 @@ type ORM struct {
 	now     func() time.Time
 }
 
+// ExtraColumn is the column in which a schemaless model (schema: false)
+// keeps its undeclared keys, as one JSON object per row (a datastore.Column
+// with Merge set). The name cannot be an attribute's column: New refuses
+// models that use it.
+const ExtraColumn = "__skiff_extra"
+
 // entry is everything the ORM needs about one model (user or junction).
 type entry struct {
 	model     *model.Model
@@ -31,6 +37,8 @@ type entry struct {
 	store     string
 	adapter   datastore.Adapter
 	colToAttr map[string]string
+	// extra is ExtraColumn for schemaless models, "" otherwise.
+	extra string
 }
 
 // New binds schema to stores (datastore name → adapter). Every model's
@@ -39,11 +47,6 @@ func New(schema *model.Schema, stores map[string]datastore.Adapter) (*ORM, error
 	o := &ORM{schema: schema, stores: stores, entries: map[string]*entry{}, now: time.Now}
 	all := append(append([]*model.Model{}, schema.Models()...), schema.Junctions()...)
 	for _, m := range all {
-		if !m.Schema {
-			// The SQL adapters have no place for undeclared keys yet; refusing
-			// beats silently dropping them.
-			return nil, fmt.Errorf("model %s: schema: false is not supported yet: declare every attribute (schema: true)", m.Identity)
-		}
 		a, ok := stores[m.Datastore]
 		if !ok {
 			return nil, fmt.Errorf("model %s: datastore %q is not configured", m.Identity, m.Datastore)
@@ -55,6 +58,13 @@ func New(schema *model.Schema, stores map[string]datastore.Adapter) (*ORM, error
 			if !attr.IsPlural() {
 				e.colToAttr[attr.ColumnName] = name
 			}
+			if attr.ColumnName == ExtraColumn {
+				return nil, fmt.Errorf("model %s: attribute %s: the column name %s is reserved for the undeclared keys of schemaless models",
+					m.Identity, name, ExtraColumn)
+			}
+		}
+		if !m.Schema {
+			e.extra = ExtraColumn
 		}
 		o.entries[m.Identity] = e
 	}
@@ -134,10 +144,20 @@ func (o *ORM) entry(m *model.Model) (*entry, error) {
 }
 
 // toRow maps attribute names to columns and values to the column's kind.
+// Undeclared keys of a schemaless model go into its extra column.
 func (e *entry) toRow(rec model.Record) datastore.Record {
 	row := make(datastore.Record, len(rec))
+	var extra map[string]any
 	for name, v := range rec {
 		a := e.model.Attributes[name]
+		if a == nil && e.extra != "" {
+			if extra == nil {
+				extra = map[string]any{}
+				row[e.extra] = extra
+			}
+			extra[name] = v
+			continue
+		}
 		if a == nil || a.IsPlural() {
 			continue
 		}
@@ -152,7 +172,9 @@ func (e *entry) toRow(rec model.Record) datastore.Record {
 	return row
 }
 
-// fromRow maps a row back to attribute names.
+// fromRow maps a row back to attribute names. The undeclared keys of a
+// schemaless model join the record, except those named like a declared
+// attribute (stored before it was declared): the attribute wins.
 func (e *entry) fromRow(row datastore.Record) model.Record {
 	rec := make(model.Record, len(row))
 	for col, v := range row {
@@ -161,6 +183,14 @@ func (e *entry) fromRow(row datastore.Record) model.Record {
 				v = float64(i)
 			}
 			rec[name] = v
+		}
+	}
+	if e.extra != "" {
+		extra, _ := row[e.extra].(map[string]any)
+		for k, v := range extra {
+			if e.model.Attributes[k] == nil {
+				rec[k] = v
+			}
 		}
 	}
 	return rec
@@ -173,6 +203,22 @@ func (e *entry) column(attr string) string {
 	return attr
 }
 
+// columns maps a where clause over attributes to one over columns; an
+// undeclared key of a schemaless model becomes that key of its extra column.
+func (e *entry) columns(where criteria.Expr) criteria.Expr {
+	if e.extra == "" {
+		return criteria.Rename(where, e.column)
+	}
+	return criteria.Map(where, func(c criteria.Cmp) criteria.Cmp {
+		if e.model.Attributes[c.Attr] == nil {
+			c.Attr, c.Key = e.extra, c.Attr
+		} else {
+			c.Attr = e.column(c.Attr)
+		}
+		return c
+	})
+}
+
 // query turns a normalised criteria over e's attributes into a datastore query.
 func (e *entry) query(c *criteria.Criteria) *datastore.Query {
 	q := &datastore.Query{Table: e.table, Limit: c.Limit, Skip: c.Skip}
@@ -180,9 +226,13 @@ func (e *entry) query(c *criteria.Criteria) *datastore.Query {
 		q.Limit = criteria.Unlimited
 	}
 	if c.Where != nil {
-		q.Where = criteria.Rename(c.Where, e.column)
+		q.Where = e.columns(c.Where)
 	}
 	for _, s := range c.Sort {
+		if e.extra != "" && e.model.Attributes[s.Attr] == nil {
+			q.Sort = append(q.Sort, criteria.Sort{Attr: e.extra, Key: s.Attr, Desc: s.Desc})
+			continue
+		}
 		q.Sort = append(q.Sort, criteria.Sort{Attr: e.column(s.Attr), Desc: s.Desc})
 	}
 	if len(c.Select) > 0 {

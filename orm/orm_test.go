@@ -136,19 +136,3 @@ func TestCreateRefusesMissingAssociatedRecords(t *testing.T) {
 		t.Errorf("pets after refused creates = %d (%v), want 0", n, err)
 	}
 }
-
-func TestSchemalessModelsRefused(t *testing.T) {
-	m, err := model.Parse("note", "note.yaml", map[string]any{"schema": false, "attributes": map[string]any{
-		"id": map[string]any{"type": "number", "autoIncrement": true},
-	}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	schema, err := model.NewSchema([]*model.Model{m})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := orm.New(schema, map[string]datastore.Adapter{"default": nil}); err == nil {
-		t.Error("orm.New with a schema: false model = nil error, want a refusal")
-	}
-}

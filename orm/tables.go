@@ -8,7 +8,8 @@ import (
 )
 
 // tableFor derives the physical table of a model: one column per plain or
-// singular attribute, in definition order. Plural attributes have no column.
+// singular attribute, in definition order, and for a schemaless model the
+// ExtraColumn last. Plural attributes have no column.
 func tableFor(s *model.Schema, m *model.Model) *datastore.Table {
 	t := &datastore.Table{Name: m.TableName, PrimaryKey: m.PK().ColumnName}
 	for _, name := range m.Order {
@@ -30,6 +31,9 @@ func tableFor(s *model.Schema, m *model.Model) *datastore.Table {
 			c.Type = a.ColumnType
 		}
 		t.Columns = append(t.Columns, c)
+	}
+	if !m.Schema {
+		t.Columns = append(t.Columns, datastore.Column{Name: ExtraColumn, Kind: datastore.JSON, Merge: true})
 	}
 	if m.Junction {
 		var pair []string

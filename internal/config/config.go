@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"time"
 )
 
 // ModelFile is one file of models/: a model definition as decoded, not yet
@@ -77,6 +78,9 @@ type App struct {
 	Security, Sockets, Session, Policies, HTTP map[string]any
 	// BodyLimit is http.bodyLimit in bytes, 1 MiB by default.
 	BodyLimit int64
+	// AssetsMaxAge is http.cache, how long browsers may keep a static file
+	// without asking again; 0 when unset.
+	AssetsMaxAge time.Duration
 	// CSRF is security.csrf.
 	CSRF bool
 	// SessionSettings, ServerSettings and SocketSettings are the session

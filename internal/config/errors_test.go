@@ -74,6 +74,7 @@ func TestLoadErrors(t *testing.T) {
 		{"session sameSite", cfg("session: {cookie: {sameSite: sometimes}}"), "", nil, config.ErrInvalid, []string{"session.cookie.sameSite"}},
 		{"session redis port", cfg("session: {adapter: redis, port: x}"), "", nil, config.ErrInvalid, []string{"session.port"}},
 		{"http timeout", cfg("http: {readHeaderTimeout: soon}"), "", nil, config.ErrInvalid, []string{"http.readHeaderTimeout"}},
+		{"http cache", cfg("http: {cache: -1}"), "", nil, config.ErrInvalid, []string{"http.cache"}},
 		{"socket origins string", cfg("sockets: {onlyAllowOrigins: 'https://a.com'}"), "", nil, config.ErrInvalid, []string{"sockets.onlyAllowOrigins"}},
 		{"socket cap fraction", cfg("sockets: {maxConnectionsPerIP: 1.5}"), "", nil, config.ErrInvalid, []string{"sockets.maxConnectionsPerIP"}},
 

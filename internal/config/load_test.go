@@ -206,6 +206,25 @@ func TestBodyLimit(t *testing.T) {
 	}
 }
 
+func TestAssetsMaxAge(t *testing.T) {
+	tests := []struct {
+		config string
+		want   time.Duration
+	}{
+		{"", 0},
+		{"http: {cache: 1}", time.Millisecond},
+		{"http: {cache: 31557600000}", 31557600 * time.Second},
+		{"http: {cache: 1h}", time.Hour},
+		{"http: {cache: ~}", 0},
+	}
+	for _, tt := range tests {
+		a := mustLoad(t, map[string]string{"config/http.yaml": tt.config}, "", nil)
+		if a.AssetsMaxAge != tt.want {
+			t.Errorf("Load(%q).AssetsMaxAge = %v, want %v", tt.config, a.AssetsMaxAge, tt.want)
+		}
+	}
+}
+
 func TestNumberNormalisation(t *testing.T) {
 	files := map[string]string{
 		"models/Pet.yaml": `

@@ -46,6 +46,11 @@ func build(src string, tree *omap, env string) (*App, error) {
 	if app.SocketSettings, err = socketSettings(src, app.Sockets); err != nil {
 		return nil, err
 	}
+	if v, ok := app.HTTP["cache"]; ok && v != nil {
+		if app.AssetsMaxAge, err = duration(v); err != nil {
+			return nil, fmt.Errorf("%s: http.cache: %w", src, err)
+		}
+	}
 	app.BodyLimit = defaultBodyLimit
 	if v, ok := app.HTTP["bodyLimit"]; ok {
 		if app.BodyLimit, err = parseSize(v); err != nil {

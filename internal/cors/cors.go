@@ -247,17 +247,19 @@ func list(v any, where string, prev error) (string, error) {
 
 // allowOrigin sets Access-Control-Allow-Origin (and Vary) for origin and
 // reports whether the origin is allowed; the other headers follow only
-// then.
+// then. Unless every origin is allowed with "*", the answer depends on
+// Origin, so Vary: Origin is sent to refused origins and to requests
+// without one as well: Sails sends it only with an allowed origin, which
+// lets a shared cache hand a refused origin's answer (no CORS headers) to an
+// allowed one.
 func (c *Config) allowOrigin(h http.Header, origin string) bool {
-	switch {
-	case c.AnyOrigin:
+	if c.AnyOrigin {
 		h.Set("Access-Control-Allow-Origin", "*")
 		return true
-	case origin == "":
-		return false
-	case c.Reflect || slices.Contains(c.Origins, origin):
+	}
+	addVary(h, "Origin")
+	if origin != "" && (c.Reflect || slices.Contains(c.Origins, origin)) {
 		h.Set("Access-Control-Allow-Origin", origin)
-		addVary(h, "Origin")
 		return true
 	}
 	return false

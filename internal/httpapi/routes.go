@@ -6,13 +6,16 @@ package httpapi
 
 import (
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/skiffhq/skiff/blueprint"
+	"github.com/skiffhq/skiff/internal/assets"
 	"github.com/skiffhq/skiff/internal/cors"
 	"github.com/skiffhq/skiff/internal/policy"
 	"github.com/skiffhq/skiff/internal/router"
@@ -63,6 +66,11 @@ type Config struct {
 	CORS *cors.Settings
 	// Policies guard actions; nil means none.
 	Policies *policy.Table
+	// Assets are the app's static files, served to GET and HEAD requests
+	// over HTTP that no route matches; nil means none. AssetsMaxAge is
+	// their Cache-Control max-age.
+	Assets       fs.FS
+	AssetsMaxAge time.Duration
 }
 
 type handler struct {
@@ -73,11 +81,12 @@ type handler struct {
 	cors   *cors.Settings
 }
 
-// NewHandler builds the HTTP handler of an app: sessions around
-// everything, CORS preflight answers, then the router, whose every route
-// runs CORS headers, the CSRF check and the action's policies before its
-// target. It fails when a route is malformed, targets an action that does
-// not exist, or has invalid csrf or cors options.
+// NewHandler builds the HTTP handler of an app: the body limit and
+// sessions around everything, CORS preflight answers, then the router,
+// whose every route runs CORS headers, the CSRF check and the action's
+// policies before its target, and last the static files (Config.Assets).
+// It fails when a route is malformed, targets an action that does not
+// exist, or has invalid csrf or cors options.
 func NewHandler(cfg Config) (http.Handler, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -94,10 +103,9 @@ func NewHandler(cfg Config) (http.Handler, error) {
 		return nil, err
 	}
 	// Unmatched requests still meet the global CORS and CSRF settings, as
-	// Sails' router:before handlers run for every path.
-	notFound, err := h.secure("", nil, "", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeText(w, http.StatusNotFound, "Not Found")
-	}), "the 404 handler")
+	// Sails' router:before handlers run for every path. Static files come
+	// after every route, as Sails' www middleware follows its router.
+	notFound, err := h.secure("", nil, "", h.unmatched(), "the 404 handler")
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +122,36 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	if cfg.Sessions != nil {
 		top = cfg.Sessions.Handler(top)
 	}
-	return top, nil
+	return limitBodies(top, cfg.BodyLimit), nil
+}
+
+// limitBodies caps every request body at limit bytes, Go actions' included:
+// reading past it fails with *http.MaxBytesError, and an HTTP connection
+// that sent too much is closed after its response.
+func limitBodies(next http.Handler, limit int64) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody {
+			r.Body = http.MaxBytesReader(w, r.Body, limit)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// unmatched answers requests no route matched: a static file when one
+// answers the path, else 404. Socket virtual requests never get files:
+// Sails routes them through its router only, not through www.
+func (h *handler) unmatched() http.Handler {
+	notFound := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeText(w, http.StatusNotFound, "Not Found")
+	})
+	files := assets.Handler(h.cfg.Assets, h.cfg.AssetsMaxAge, notFound)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if isSocket(r) {
+			notFound(w, r)
+			return
+		}
+		files.ServeHTTP(w, r)
+	})
 }
 
 var pathParamRx = regexp.MustCompile(`:([A-Za-z0-9_]+)\??`)

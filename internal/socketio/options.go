@@ -10,8 +10,10 @@ import (
 // Defaults applied by NewServer to zero Options fields. The heartbeat values
 // are those of Sails (sails-hook-sockets), not of plain socket.io.
 const (
-	DefaultPingInterval    = 25 * time.Second
-	DefaultPingTimeout     = 60 * time.Second
+	DefaultPingInterval = 25 * time.Second
+	DefaultPingTimeout  = 60 * time.Second
+	// DefaultConnectTimeout is socket.io's connectTimeout.
+	DefaultConnectTimeout  = 45 * time.Second
 	DefaultMaxMessageBytes = 1_000_000
 	DefaultSendQueue       = 256
 )
@@ -24,6 +26,10 @@ type Options struct {
 	// the server closes the socket when nothing arrived for
 	// PingInterval+PingTimeout.
 	PingInterval, PingTimeout time.Duration
+	// ConnectTimeout is how long an EIO=4 client has, from the open packet,
+	// to join the default namespace (send CONNECT) before it is closed, as
+	// socket.io's connectTimeout. It is independent of the heartbeat.
+	ConnectTimeout time.Duration
 	// MaxMessageBytes bounds one incoming WebSocket message; a larger one
 	// closes that socket (ReasonMessageTooBig). It is announced to EIO=4
 	// clients as maxPayload.
@@ -67,6 +73,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.PingTimeout <= 0 {
 		o.PingTimeout = DefaultPingTimeout
+	}
+	if o.ConnectTimeout <= 0 {
+		o.ConnectTimeout = DefaultConnectTimeout
 	}
 	if o.MaxMessageBytes <= 0 {
 		o.MaxMessageBytes = DefaultMaxMessageBytes

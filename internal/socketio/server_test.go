@@ -577,7 +577,7 @@ func TestCloseStopsEverything(t *testing.T) {
 }
 
 func TestEIO4MustConnect(t *testing.T) {
-	h := newHarness(t, socketio.Options{PingInterval: 50 * time.Millisecond, PingTimeout: time.Second})
+	h := newHarness(t, socketio.Options{ConnectTimeout: 50 * time.Millisecond})
 	c := h.dial(t, 4)
 	c.open(4)
 	c.write(`42["early"]`) // before CONNECT: ignored
@@ -589,6 +589,19 @@ func TestEIO4MustConnect(t *testing.T) {
 		t.Errorf("callback %s for a socket that never connected", r.kind)
 	default:
 	}
+}
+
+// TestEIO4ConnectAfterPing: the time a client has to send CONNECT does not
+// depend on the heartbeat (a short pingInterval used to drop clients slower
+// than one interval to connect, e.g. a busy Node.js process).
+func TestEIO4ConnectAfterPing(t *testing.T) {
+	h := newHarness(t, socketio.Options{PingInterval: 10 * time.Millisecond, PingTimeout: 5 * time.Second})
+	c := h.dial(t, 4)
+	c.open(4)
+	c.expect("2") // a ping has gone by; the socket has not joined "/" yet
+	c.write("3")
+	c.write("40")
+	h.next(t, "connect")
 }
 
 func TestMaxPerIP(t *testing.T) {

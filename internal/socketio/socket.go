@@ -56,6 +56,10 @@ type Socket struct {
 	hbMu      sync.Mutex
 	hbTimer   *time.Timer
 	hbWaiting bool // EIO=4: a ping is out, no pong yet
+
+	// connectTimer closes an EIO=4 socket that does not join "/" in time;
+	// only the reader goroutine (start, join, finish) touches the field.
+	connectTimer *time.Timer
 }
 
 func newSocket(srv *Server, conn *websocket.Conn, out *batchWriter, r *http.Request, eio int, ip string) *Socket {
@@ -195,6 +199,12 @@ func (s *Socket) start() {
 		})
 	} else {
 		s.hbTimer = time.AfterFunc(o.PingInterval, s.heartbeat)
+		// Set before the reader starts, so join and finish can stop it.
+		s.connectTimer = time.AfterFunc(o.ConnectTimeout, func() {
+			if !s.connected.Load() {
+				s.closeWith(ReasonTransportClose, closeFrame, websocket.StatusPolicyViolation)
+			}
+		})
 	}
 	s.hbMu.Unlock()
 	if s.eio == 3 {
@@ -204,6 +214,10 @@ func (s *Socket) start() {
 
 // join connects the socket to the default namespace.
 func (s *Socket) join(auth json.RawMessage) {
+	if s.connectTimer != nil {
+		s.connectTimer.Stop()
+		s.connectTimer = nil // an idle socket keeps only its heartbeat timer
+	}
 	s.auth = auth
 	s.sendFrame(connectFrame(s.eio, s.id))
 	s.connected.Store(true)
@@ -213,19 +227,14 @@ func (s *Socket) join(auth json.RawMessage) {
 }
 
 // heartbeat runs on the EIO=4 timer: it pings, or closes the socket when the
-// previous ping went unanswered. A client that has not joined "/" by the
-// first ping is dropped, as socket.io's connectTimeout does.
+// previous ping went unanswered. (A client that never joins "/" is closed by
+// connectTimer instead.)
 func (s *Socket) heartbeat() {
 	o := &s.srv.opts
 	s.hbMu.Lock()
 	if s.hbWaiting {
 		s.hbMu.Unlock()
 		s.closeWith(ReasonPingTimeout, closeAbort, 0)
-		return
-	}
-	if !s.connected.Load() {
-		s.hbMu.Unlock()
-		s.closeWith(ReasonTransportClose, closeFrame, websocket.StatusPolicyViolation)
 		return
 	}
 	s.hbWaiting = true
@@ -257,6 +266,9 @@ func (s *Socket) alive(t EngineType) {
 func (s *Socket) finish() {
 	<-s.writerDone
 	s.hbTimer.Stop()
+	if s.connectTimer != nil {
+		s.connectTimer.Stop()
+	}
 	s.srv.unregister(s)
 	if s.connected.Load() {
 		if f := s.srv.opts.OnDisconnect; f != nil {

@@ -178,6 +178,12 @@ func Update(d *Dialect, q *datastore.Query, values datastore.Record) (Stmt, erro
 		}
 		b.ident(c.Name)
 		b.str(" = ")
+		if c.Merge && vals[i] != nil {
+			if err := b.mergeValue(c, values[c.Name]); err != nil {
+				return Stmt{}, err
+			}
+			continue
+		}
 		b.param(vals[i])
 	}
 	if err := b.whereClause(q.Where); err != nil {
@@ -287,14 +293,25 @@ func (b *builder) orderBy(sorts []criteria.Sort) error {
 	pk := b.t.PrimaryKey
 	seenPK := false
 	for i, s := range sorts {
-		if _, err := b.column(s.Attr); err != nil {
+		var c *datastore.Column
+		var err error
+		if s.Key != "" {
+			c, err = b.jsonColumn(s.Attr, s.Key)
+		} else {
+			c, err = b.column(s.Attr)
+		}
+		if err != nil {
 			return err
 		}
 		if i > 0 {
 			b.str(", ")
 		}
-		b.ident(s.Attr)
-		isPK := s.Attr == pk
+		if s.Key != "" {
+			b.keyValue(c, s.Key)
+		} else {
+			b.ident(s.Attr)
+		}
+		isPK := s.Attr == pk && s.Key == ""
 		seenPK = seenPK || isPK
 		switch {
 		case s.Desc && b.d.NullsClause && !isPK:

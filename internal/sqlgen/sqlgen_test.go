@@ -35,6 +35,28 @@ func table() *datastore.Table {
 	}
 }
 
+// bagTable is a schemaless model's table: its undeclared keys live in the
+// Merge column "extra".
+func bagTable() *datastore.Table {
+	return &datastore.Table{
+		Name:       "note",
+		PrimaryKey: "id",
+		Columns: []datastore.Column{
+			{Name: "id", Kind: datastore.Integer, PrimaryKey: true, AutoIncrement: true, NotNull: true},
+			{Name: "title", Kind: datastore.String},
+			{Name: "extra", Kind: datastore.JSON, Merge: true},
+		},
+	}
+}
+
+func kq(where criteria.Expr) *datastore.Query {
+	return &datastore.Query{Table: bagTable(), Where: where, Limit: criteria.Unlimited}
+}
+
+func key(k string, op criteria.Op, v any) *criteria.Cmp {
+	return &criteria.Cmp{Attr: "extra", Key: k, Op: op, Value: v}
+}
+
 func q(where criteria.Expr) *datastore.Query {
 	return &datastore.Query{Table: table(), Where: where, Limit: criteria.Unlimited}
 }
@@ -132,6 +154,37 @@ func cases() []struct {
 			t := table()
 			return sqlgen.Stmt{SQL: sqlgen.AddColumn(d, "user", &t.Columns[3]) + ";\n" + sqlgen.DropColumn(d, "user", "old") + ";\n" + sqlgen.DropTable(d, "user")}, nil
 		}},
+		{"key eq string number bool", sel(kq(&criteria.And{Exprs: []criteria.Expr{
+			key("color", criteria.Eq, "red"), key("size", criteria.Eq, 3.0), key("done", criteria.Eq, true), key("gone", criteria.Eq, false)}}))},
+		{"key eq ne null", sel(kq(&criteria.Or{Exprs: []criteria.Expr{key("color", criteria.Eq, nil), key("size", criteria.Ne, nil)}}))},
+		{"key ne", sel(kq(key("color", criteria.Ne, "red")))},
+		{"key in nin", sel(kq(&criteria.And{Exprs: []criteria.Expr{
+			key("color", criteria.In, []any{"red", 2.0, nil}), key("size", criteria.Nin, []any{1.0, "x"}),
+			key("a", criteria.In, []any{}), key("b", criteria.Nin, []any{})}}))},
+		{"key order", sel(kq(&criteria.And{Exprs: []criteria.Expr{
+			key("size", criteria.Lt, 3.0), key("size", criteria.Gte, int64(1)), key("color", criteria.Gt, "m"), key("done", criteria.Lte, true)}}))},
+		{"key like", sel(kq(key("color", criteria.Like, `%re_d\%*%`)))},
+		{"key sort", sel(func() *datastore.Query {
+			qq := kq(key("color", criteria.Eq, "red"))
+			qq.Sort = []criteria.Sort{{Attr: "extra", Key: "size", Desc: true}, {Attr: "title"}}
+			qq.Limit = 5
+			return qq
+		}())},
+		{"key partition sort", sel(func() *datastore.Query {
+			qq := kq(nil)
+			qq.PartitionBy, qq.Limit = "title", 2
+			qq.Sort = []criteria.Sort{{Attr: "extra", Key: "size"}}
+			return qq
+		}())},
+		{"insert bag", func(d *sqlgen.Dialect) (sqlgen.Stmt, error) {
+			return sqlgen.Insert(d, bagTable(), datastore.Record{"title": "t", "extra": map[string]any{"color": "red", "n": nil}})
+		}},
+		{"update merges bag", func(d *sqlgen.Dialect) (sqlgen.Stmt, error) {
+			return sqlgen.Update(d, kq(cmpx("id", criteria.Eq, 1.0)), datastore.Record{"title": "u", "extra": map[string]any{"size": 4.0, "color": nil, "tags": []any{"a"}}})
+		}},
+		{"update empty bag", func(d *sqlgen.Dialect) (sqlgen.Stmt, error) {
+			return sqlgen.Update(d, kq(nil), datastore.Record{"extra": map[string]any{}})
+		}},
 	}
 }
 
@@ -181,6 +234,12 @@ func TestErrors(t *testing.T) {
 		{"in without list", q(cmpx("age", criteria.In, 1.0))},
 		{"like without string", q(cmpx("age", criteria.Like, 1.0))},
 		{"negative limit", &datastore.Query{Table: table(), Limit: -1}},
+		{"key on a non-JSON column", q(&criteria.Cmp{Attr: "name", Key: "k", Op: criteria.Eq, Value: 1.0})},
+		{"invalid key", kq(key(`a"b`, criteria.Eq, 1.0))},
+		{"key with a path", kq(key("a.b", criteria.Eq, 1.0))},
+		{"key compared with an object", kq(key("a", criteria.Eq, map[string]any{}))},
+		{"key lt null", kq(key("a", criteria.Lt, nil))},
+		{"invalid sort key", &datastore.Query{Table: bagTable(), Limit: 1, Sort: []criteria.Sort{{Attr: "extra", Key: "$[0]"}}}},
 	}
 	for _, tt := range tests {
 		if _, err := sqlgen.Select(d, tt.q); err == nil {
@@ -189,6 +248,12 @@ func TestErrors(t *testing.T) {
 	}
 	if _, err := sqlgen.Update(d, q(nil), datastore.Record{}); err != sqlgen.ErrNoValues {
 		t.Errorf("Update(no values) error = %v, want ErrNoValues", err)
+	}
+	if _, err := sqlgen.Update(d, kq(nil), datastore.Record{"extra": map[string]any{"a b": 1.0}}); err == nil {
+		t.Errorf("Update(merge with an invalid key) error = nil, want an error")
+	}
+	if _, err := sqlgen.Update(d, kq(nil), datastore.Record{"extra": []any{1.0}}); err == nil {
+		t.Errorf("Update(merge a list) error = nil, want an error")
 	}
 	if _, err := sqlgen.Insert(d, table(), datastore.Record{"nope": 1.0}); err == nil {
 		t.Errorf("Insert(unknown column) error = nil, want an error")

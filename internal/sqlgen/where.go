@@ -72,6 +72,9 @@ func (b *builder) junction(es []criteria.Expr, op, empty string) error {
 }
 
 func (b *builder) cmp(e *criteria.Cmp) error {
+	if e.Key != "" {
+		return b.keyCmp(e)
+	}
 	c, err := b.column(e.Attr)
 	if err != nil {
 		return err

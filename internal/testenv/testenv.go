@@ -1,7 +1,7 @@
-// Package testenv gives tests the external services they need (PostgreSQL,
-// MySQL, Redis) from the environment. A service that cannot be reached
-// skips the test locally and fails it when CI=true, so a broken service in
-// CI never turns silently into skipped tests.
+// Package testenv gives tests the external services and tools they need
+// (PostgreSQL, MySQL, Redis, Node.js) from the environment. One that cannot
+// be reached skips the test locally and fails it when CI=true, so a broken
+// service in CI never turns silently into skipped tests.
 package testenv
 
 import (
@@ -12,6 +12,8 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -39,7 +41,12 @@ func getenv(name, def string) string {
 // unavailable skips t, or fails it under CI=true.
 func unavailable(t testing.TB, service, env string, err error) {
 	t.Helper()
-	msg := fmt.Sprintf("%s unavailable (set %s to point at one): %v", service, env, err)
+	missing(t, fmt.Sprintf("%s unavailable (set %s to point at one): %v", service, env, err))
+}
+
+// missing skips t with msg, or fails it under CI=true.
+func missing(t testing.TB, msg string) {
+	t.Helper()
 	if os.Getenv("CI") == "true" {
 		t.Fatal(msg)
 	}
@@ -97,6 +104,22 @@ func withSearchPath(base, schema string) (string, error) {
 		return u.String(), nil
 	}
 	return base + " search_path=" + schema, nil
+}
+
+// Node returns the path of the node binary, for tests that run scripts
+// with the JavaScript packages installed in dir (dir/node_modules, from
+// `npm ci`). Without node or those packages the test is skipped, or fails
+// under CI=true.
+func Node(t testing.TB, dir string) string {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err == nil {
+		_, err = os.Stat(filepath.Join(dir, "node_modules"))
+	}
+	if err != nil {
+		missing(t, fmt.Sprintf("Node.js clients unavailable (install node and npm, then run `npm ci --prefix %s`): %v", dir, err))
+	}
+	return node
 }
 
 // MySQL returns the DSN (go-sql-driver form) in SKIFF_TEST_MYSQL_DSN once

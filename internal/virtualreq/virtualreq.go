@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/skiffhq/skiff/internal/socketio"
 	"github.com/skiffhq/skiff/realtime"
@@ -46,9 +47,9 @@ type socketState struct {
 	sem chan struct{}
 	sdk [3]int
 	mu  sync.Mutex
-	// cookie is the Cookie header its requests carry: the handshake's, or
-	// the first cookie a response set when the handshake had none (so a
-	// session started over the socket sticks to it).
+	// cookie is the Cookie header its requests carry: the handshake's,
+	// updated by every Set-Cookie its responses carry (see SetCookies), so
+	// that a session started, renewed or ended over the socket sticks to it.
 	cookie string
 }
 
@@ -217,7 +218,9 @@ func (s *Server) request(sock *socketio.Socket, st *socketState, method string, 
 	} else {
 		req.Header.Del("Origin")
 	}
-	if hs.Header.Get("nosession") != "" {
+	if hs.Header.Get("nosession") != "" || hs.URL.Query().Get("nosession") != "" {
+		// Browsers cannot set handshake headers, so sails.io.js clients pass
+		// it in the connection's query string.
 		req.Header.Set("nosession", "true")
 	}
 	req.Header.Set("Content-Type", "application/json")
@@ -333,17 +336,16 @@ func (r *recorder) Write(b []byte) (int, error) {
 func (r *recorder) Flush() {}
 
 // jwr turns the captured response into the ack: a JSON body as it is,
-// another body as a string. Set-Cookie never reaches the client; when the
-// socket has no cookie yet, the first one set becomes its cookie.
+// another body as a string. Set-Cookie never reaches the client (page
+// scripts must not read an HttpOnly session cookie); it updates the
+// socket's cookie instead.
 func (r *recorder) jwr(st *socketState) JWR {
 	out := JWR{Headers: map[string]string{}, StatusCode: r.status}
 	for name, vals := range r.header {
 		switch strings.ToLower(name) {
 		case "set-cookie":
 			st.mu.Lock()
-			if st.cookie == "" && len(vals) > 0 {
-				st.cookie, _, _ = strings.Cut(vals[0], ";")
-			}
+			st.cookie = SetCookies(st.cookie, vals, time.Now())
 			st.mu.Unlock()
 			continue
 		case "content-length", "content-type":
@@ -360,4 +362,48 @@ func (r *recorder) jwr(st *socketState) JWR {
 		out.Body, _ = json.Marshal(string(b))
 	}
 	return out
+}
+
+// SetCookies returns the Cookie header header becomes once a response's
+// Set-Cookie values are applied, as a browser applies them: a cookie
+// replaces the one of the same name, or is added; an expired one (Max-Age
+// below zero, or Expires before now) is removed. Other cookies are kept
+// byte for byte; malformed Set-Cookie values are ignored. Path and Domain
+// are not considered: every cookie goes with every request of the socket,
+// as the handshake's did. Sails keeps only
+// the first cookie set on a socket whose handshake had none, so a session
+// the handshake cookie does not name, or one renewed at login, is lost on
+// the socket's next request; applying every Set-Cookie keeps it.
+func SetCookies(header string, setCookies []string, now time.Time) string {
+	if len(setCookies) == 0 {
+		return header
+	}
+	var parts []string
+	for p := range strings.SplitSeq(header, ";") {
+		if p = strings.TrimSpace(p); p != "" {
+			parts = append(parts, p)
+		}
+	}
+	for _, line := range setCookies {
+		c, err := http.ParseSetCookie(line)
+		if err != nil {
+			continue
+		}
+		expired := c.MaxAge < 0 || (!c.Expires.IsZero() && c.Expires.Before(now))
+		kept := parts[:0]
+		for _, p := range parts {
+			if name, _, _ := strings.Cut(p, "="); strings.TrimSpace(name) != c.Name {
+				kept = append(kept, p)
+			}
+		}
+		parts = kept
+		if !expired {
+			v := c.Value
+			if c.Quoted {
+				v = `"` + v + `"`
+			}
+			parts = append(parts, c.Name+"="+v)
+		}
+	}
+	return strings.Join(parts, "; ")
 }

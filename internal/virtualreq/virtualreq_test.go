@@ -180,12 +180,95 @@ func TestCookieSetOverTheSocketSticks(t *testing.T) {
 	if got := decode(t, jwr.Body)["cookie"]; got != "sails.sid=s%3Aabc" {
 		t.Errorf("later request carried cookie %q", got)
 	}
-	// A handshake cookie is kept: a response cannot replace it.
-	h := http.Header{"Cookie": {"sails.sid=mine"}}
+	// A response's cookie replaces the handshake's of the same name and
+	// keeps the others (a session renewed at login stays with the socket).
+	h := http.Header{"Cookie": {"theme=dark; sails.sid=mine"}}
 	d := dial(t, url, sockettest.Options{Header: h})
+	jwr, _ = d.Request(ctx(t), "get", "/me", nil)
+	if got := decode(t, jwr.Body)["cookie"]; got != "theme=dark; sails.sid=mine" {
+		t.Errorf("first request carried cookie %q, want the handshake's", got)
+	}
 	d.Request(ctx(t), "post", "/login", nil)
 	jwr, _ = d.Request(ctx(t), "get", "/me", nil)
-	if got := decode(t, jwr.Body)["cookie"]; got != "sails.sid=mine" {
-		t.Errorf("handshake cookie replaced: %q", got)
+	if got := decode(t, jwr.Body)["cookie"]; got != "theme=dark; sails.sid=s%3Aabc" {
+		t.Errorf("after login the socket carried cookie %q, want the new session cookie", got)
 	}
+}
+
+func TestNosessionInTheHandshakeQuery(t *testing.T) {
+	vr := virtualreq.New(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(r.Header.Get("nosession"))
+	}), nil)
+	sio := socketio.NewServer(socketio.Options{
+		OnConnect: vr.Connect, OnEvent: vr.Serve, OnDisconnect: func(s *socketio.Socket, _ string) { vr.Disconnect(s) },
+	})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.URL.RawQuery += "&nosession=true" // as sails.io.js sends io.sails.query
+		sio.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { sio.Close(context.Background()) })
+	c := dial(t, srv.URL, sockettest.Options{})
+	jwr, err := c.Request(ctx(t), "get", "/x", nil)
+	if err != nil || string(jwr.Body) != `"true"` {
+		t.Errorf("nosession in the handshake query: request saw %s, %v; want \"true\"", jwr.Body, err)
+	}
+}
+
+func TestSetCookies(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		header string
+		set    []string
+		want   string
+	}{
+		{"", nil, ""},
+		{"", []string{"sails.sid=s%3Aa.b; Path=/; HttpOnly"}, "sails.sid=s%3Aa.b"},
+		{"a=1; sails.sid=old", []string{"sails.sid=new; Path=/"}, "a=1; sails.sid=new"},
+		{"a=1;sails.sid=old ;b=2", []string{"sails.sid=; Path=/; Max-Age=0"}, "a=1; b=2"},
+		{"sails.sid=old", []string{"sails.sid=x; Expires=Thu, 01 Jan 1970 00:00:01 GMT"}, ""},
+		{"sails.sid=old", []string{"sails.sid=x; Expires=Fri, 01 Jan 2027 00:00:00 GMT"}, "sails.sid=x"},
+		{"a=1", []string{"not a cookie", "=x", "b=2"}, "a=1; b=2"},
+		{"a=1", []string{`q="v w"`}, `a=1; q="v w"`},
+		{"odd", []string{"a=2"}, "odd; a=2"},
+	} {
+		if got := virtualreq.SetCookies(tc.header, tc.set, now); got != tc.want {
+			t.Errorf("SetCookies(%q, %q) = %q, want %q", tc.header, tc.set, got, tc.want)
+		}
+	}
+}
+
+// FuzzSetCookies checks that applying any Set-Cookie to any Cookie header
+// never panics, never grows a cookie it was not given, and that the cookie
+// set is then the one carried.
+func FuzzSetCookies(f *testing.F) {
+	f.Add("a=1; sails.sid=old", "sails.sid=s%3Anew.sig; Path=/; HttpOnly")
+	f.Add("", "sails.sid=; Max-Age=0")
+	f.Add(";;=;", "x=\"y\"; Expires=Thu, 01 Jan 1970 00:00:01 GMT")
+	f.Fuzz(func(t *testing.T, header, setCookie string) {
+		now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		got := virtualreq.SetCookies(header, []string{setCookie}, now)
+		c, err := http.ParseSetCookie(setCookie)
+		if err != nil {
+			return
+		}
+		live := c.MaxAge >= 0 && (c.Expires.IsZero() || !c.Expires.Before(now))
+		v := c.Value
+		if c.Quoted {
+			v = `"` + v + `"`
+		}
+		has := false
+		for p := range strings.SplitSeq(got, "; ") {
+			if name, val, _ := strings.Cut(p, "="); name == c.Name {
+				if has || val != v {
+					t.Errorf("SetCookies(%q, %q) = %q: cookie %s twice or with another value", header, setCookie, got, c.Name)
+				}
+				has = true
+			}
+		}
+		if has != live {
+			t.Errorf("SetCookies(%q, %q) = %q: carries %s = %v, want %v", header, setCookie, got, c.Name, has, live)
+		}
+	})
 }
