@@ -20,7 +20,7 @@ type Server struct {
 	sockets map[string]*Socket
 	perIP   map[string]int // open sockets and upgrades under way, by client IP
 	closed  bool
-	wg      sync.WaitGroup // one per socket reader (ServeHTTP) and writer
+	wg      sync.WaitGroup // one per socket reader (ServeHTTP) and running writer
 	batches sync.Pool      // of *[]byte: the bytes of a batch being written
 }
 
@@ -60,8 +60,8 @@ const MessagePollingRefused = "Bad request: only the websocket transport is supp
 const MessageTooManyFromIP = "Too many sockets from this address"
 
 // ServeHTTP handles a handshake: a GET with EIO=3 or EIO=4 and
-// transport=websocket is upgraded, its reader and writer goroutines are
-// started, and ServeHTTP returns (the net/http goroutine and its large stack
+// transport=websocket is upgraded, its reader goroutine is started (the
+// writer starts with the first packet to send), and ServeHTTP returns (the net/http goroutine and its large stack
 // are released). Refusals are
 // JSON bodies {"code":n,"message":"..."} as engine.io sends them: polling
 // (400, code 3), unknown transport (400, code 0), a sid (400, code 1: no
