@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http/httptest"
 	"net/url"
 	"os/exec"
 	"regexp"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/skiffhq/skiff"
 	"github.com/skiffhq/skiff/internal/testenv"
+	"github.com/skiffhq/skiff/skifftest"
 )
 
 // The acceptance tests in this file drive Skiff with the real socket.io
@@ -680,25 +680,10 @@ func TestNodeClientsProtocol(t *testing.T) {
 // goes in a request's headers.
 func TestNodeClientsSession(t *testing.T) {
 	testenv.Node(t, nodeDir)
-	ctx := t.Context()
-	opts, err := skiff.LoadApp(ctx, "testdata/apps/basic", "development",
-		[]string{"SKIFF_DATASTORES__DEFAULT__URL=" + t.TempDir() + "/db"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	opts := skifftest.Load(t, "testdata/apps/basic", "", "SKIFF_DATASTORES__DEFAULT__URL="+t.TempDir()+"/db")
 	opts.CSRF = true
 	opts.Routes = append(opts.Routes, skiff.Route{Method: "GET", Path: "/csrfToken", Action: "security/grant-csrf-token"})
-	app, err := skiff.New(ctx, *opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(app.Handler())
-	t.Cleanup(func() {
-		if err := app.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-		srv.Close()
-	})
+	app, srv := skifftest.Serve(t, *opts)
 	newUser := func(name string) map[string]any { return map[string]any{"name": name, "email": name + "@x.io"} }
 	token := func(name string) map[string]string { return map[string]string{"x-csrf-token": "{" + name + "}"} }
 	runNode(t, &liveApp{App: app, srv: srv}, nodeScenario{

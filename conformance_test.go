@@ -1,7 +1,6 @@
 package skiff_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/skiffhq/skiff"
 	"github.com/skiffhq/skiff/internal/testenv"
+	"github.com/skiffhq/skiff/skifftest"
 )
 
 // backend opens the basic test app on one datastore engine.
@@ -36,26 +35,11 @@ var backends = []backend{
 // startApp serves dir (an app folder) with env overrides on an httptest server.
 func startApp(t testing.TB, dir, envName string, env map[string]string) *httptest.Server {
 	t.Helper()
-	ctx := context.Background()
 	var environ []string
 	for k, v := range env {
 		environ = append(environ, k+"="+v)
 	}
-	opts, err := skiff.LoadApp(ctx, dir, envName, environ)
-	if err != nil {
-		t.Fatalf("LoadApp(%s): %v", dir, err)
-	}
-	app, err := skiff.New(ctx, *opts)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	srv := httptest.NewServer(app.Handler())
-	t.Cleanup(func() {
-		srv.Close()
-		if err := app.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
+	_, srv := skifftest.Serve(t, *skifftest.Load(t, dir, envName, environ...))
 	return srv
 }
 

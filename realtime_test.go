@@ -13,6 +13,7 @@ import (
 
 	"github.com/skiffhq/skiff"
 	"github.com/skiffhq/skiff/internal/sockettest"
+	"github.com/skiffhq/skiff/skifftest"
 )
 
 // liveApp is an app served over HTTP with its sockets, for realtime tests.
@@ -23,26 +24,11 @@ type liveApp struct {
 
 func startLive(t *testing.T, dir string, env map[string]string) *liveApp {
 	t.Helper()
-	ctx := context.Background()
 	var environ []string
 	for k, v := range env {
 		environ = append(environ, k+"="+v)
 	}
-	opts, err := skiff.LoadApp(ctx, dir, "development", environ)
-	if err != nil {
-		t.Fatal(err)
-	}
-	app, err := skiff.New(ctx, *opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(app.Handler())
-	t.Cleanup(func() {
-		if err := app.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-		srv.Close()
-	})
+	app, srv := skifftest.Serve(t, *skifftest.Load(t, dir, "development", environ...))
 	return &liveApp{App: app, srv: srv}
 }
 

@@ -40,7 +40,15 @@ type Hub struct {
 
 type member struct {
 	conn  Conn
-	rooms map[string]struct{}
+	rooms map[string]struct{} // rooms joined one by one (join)
+	// introduced lists the rooms AddMembers put the socket in: a watcher
+	// is put in the room of every record created. A list is appended to
+	// and never rehashed: in a map, the rooms of all the watchers of a model
+	// would grow at the same create, all at once, under the write lock
+	// (tens of ms at 1,000 watchers). Entries may be stale (the socket left
+	// the room since) or repeated: the room's own set is the truth.
+	introduced []string
+	stale      int // entries of introduced known to be stale
 }
 
 // NewHub returns a Hub for the given models (their identities name the
@@ -77,6 +85,9 @@ func (h *Hub) Unregister(id string) {
 	for room := range m.rooms {
 		h.leave(m, room)
 	}
+	for _, room := range m.introduced {
+		h.leave(m, room)
+	}
 	delete(h.conns, id)
 }
 
@@ -106,13 +117,41 @@ func (h *Hub) join(m *member, room string) {
 }
 
 func (h *Hub) leave(m *member, room string) {
-	if set := h.rooms[room]; set != nil {
-		delete(set, m)
-		if len(set) == 0 {
-			delete(h.rooms, room)
-		}
+	set := h.rooms[room]
+	if _, in := set[m]; !in {
+		return
 	}
-	delete(m.rooms, room)
+	delete(set, m)
+	if len(set) == 0 {
+		delete(h.rooms, room)
+	}
+	if _, one := m.rooms[room]; one {
+		delete(m.rooms, room)
+	} else {
+		m.stale++ // it was in introduced
+	}
+}
+
+// introduce records that AddMembers put m in room. Before the list grows,
+// it drops the stale entries if they are at least half of it, so that a
+// socket watching for long while records come and go stays small.
+func (h *Hub) introduce(m *member, room string) {
+	if len(m.introduced) == cap(m.introduced) && m.stale >= len(m.introduced)/2 && m.stale > 0 {
+		live := m.introduced[:0]
+		seen := make(map[string]struct{}, len(m.introduced)-m.stale)
+		for _, r := range m.introduced {
+			_, in := h.rooms[r][m]
+			_, one := m.rooms[r]
+			_, dup := seen[r]
+			if in && !one && !dup {
+				seen[r] = struct{}{}
+				live = append(live, r)
+			}
+		}
+		clear(m.introduced[len(live):])
+		m.introduced, m.stale = live, 0
+	}
+	m.introduced = append(m.introduced, room)
 }
 
 // Join puts the socket with that id in each room.
@@ -152,9 +191,24 @@ func (h *Hub) Rooms(socket string) []string {
 	if m == nil {
 		return nil
 	}
-	out := make([]string, 0, len(m.rooms))
+	out := make([]string, 0, len(m.rooms)+len(m.introduced))
 	for r := range m.rooms {
 		out = append(out, r)
+	}
+	var seen map[string]struct{}
+	for _, r := range m.introduced {
+		_, in := h.rooms[r][m]
+		_, one := m.rooms[r]
+		if !in || one {
+			continue
+		}
+		if seen == nil {
+			seen = map[string]struct{}{}
+		}
+		if _, dup := seen[r]; !dup {
+			seen[r] = struct{}{}
+			out = append(out, r)
+		}
 	}
 	return out
 }
@@ -182,9 +236,20 @@ func (h *Hub) AddMembers(src string, dest ...string) {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for m := range h.rooms[src] {
-		for _, d := range dest {
-			h.join(m, d)
+	members := h.rooms[src]
+	for _, d := range dest {
+		// Each create puts every watcher of the model in the new record's
+		// room: look the room up once and size it for all of them.
+		set := h.rooms[d]
+		if set == nil {
+			set = make(map[*member]struct{}, len(members))
+			h.rooms[d] = set
+		}
+		for m := range members {
+			if _, in := set[m]; !in {
+				set[m] = struct{}{}
+				h.introduce(m, d)
+			}
 		}
 	}
 }

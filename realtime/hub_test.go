@@ -167,3 +167,46 @@ func TestBroadcastOncePerSocketAndUnregister(t *testing.T) {
 		t.Errorf("r1 members %v (empty rooms must go)", got)
 	}
 }
+
+// A watcher's record rooms (Introduce) are listed, left, rejoined and
+// dropped like rooms joined one by one, also after many records came and
+// went (the hub compacts its list of them).
+func TestIntroducedRooms(t *testing.T) {
+	h, _, _ := newHub(t)
+	if err := h.Watch("a", "user"); err != nil {
+		t.Fatal(err)
+	}
+	room := func(id int) string { return realtime.RecordRoom("user", float64(id)) }
+	rooms := func() []string {
+		got := h.Rooms("a")
+		slices.Sort(got)
+		return got
+	}
+	for id := 1; id <= 300; id++ {
+		h.Introduce("user", id)
+		if id > 2 {
+			h.Retire("user", id) // destroyed: the room is emptied
+		}
+	}
+	want := []string{"a", room(1), room(2), realtime.WatchRoom("user")}
+	slices.Sort(want)
+	if got := rooms(); !slices.Equal(got, want) {
+		t.Fatalf("Rooms after 300 creates, 298 destroys = %v, want %v", got, want)
+	}
+	h.Leave("a", room(1))
+	h.Leave("a", room(1))
+	if got := h.Members(room(1)); len(got) != 0 {
+		t.Errorf("Members(%s) after Leave = %v", room(1), got)
+	}
+	h.Join("a", room(1))
+	h.Introduce("user", 2) // already a member: nothing changes
+	if got := rooms(); !slices.Equal(got, want) {
+		t.Errorf("Rooms after leaving and rejoining = %v, want %v", got, want)
+	}
+	h.Unregister("a")
+	for _, r := range want {
+		if got := h.Members(r); slices.Contains(got, "a") {
+			t.Errorf("Members(%s) after Unregister = %v", r, got)
+		}
+	}
+}

@@ -15,8 +15,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/skiffhq/skiff"
 	"github.com/skiffhq/skiff/internal/testenv"
+	"github.com/skiffhq/skiff/skifftest"
 )
 
 // waitLimit bounds every wait for the page; it is generous because Chromium
@@ -90,22 +90,7 @@ func startPetshop(t *testing.T) *httptest.Server {
 			t.Fatalf("copy the app's %s: %v", sub, err)
 		}
 	}
-	ctx := context.Background()
-	opts, err := skiff.LoadApp(ctx, dir, "development", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	app, err := skiff.New(ctx, *opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(app.Handler())
-	t.Cleanup(func() {
-		if err := app.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-		srv.Close()
-	})
+	_, srv := skifftest.Serve(t, *skifftest.Load(t, dir, ""))
 	return srv
 }
 

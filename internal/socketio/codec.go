@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 )
 
 // EngineType is an Engine.IO packet type, sent as the first character of a
@@ -191,15 +192,97 @@ func (m *Message) Event() (string, []json.RawMessage, error) {
 	if firstByte(m.Data) != '[' {
 		return "", nil, fmt.Errorf("event payload must be an array: %w", ErrMalformed)
 	}
-	var all []json.RawMessage
-	if err := json.Unmarshal(m.Data, &all); err != nil || len(all) == 0 {
+	all, ok := splitArray(m.Data)
+	if !ok || len(all) == 0 {
 		return "", nil, fmt.Errorf("event payload must be a non-empty array: %w", ErrMalformed)
 	}
-	var name string
-	if firstByte(all[0]) != '"' || json.Unmarshal(all[0], &name) != nil {
+	name, ok := unquote(all[0])
+	if !ok {
 		return "", nil, fmt.Errorf("event name must be a string: %w", ErrMalformed)
 	}
 	return name, all[1:], nil
+}
+
+// splitArray returns the elements of a JSON array as json.Unmarshal into
+// []json.RawMessage would, without reflection: it runs on every socket's
+// reader goroutine, whose stack stays small only if nothing deep runs on it
+// (an idle socket's budget). ok is false when b is not valid JSON or not an
+// array.
+func splitArray(b []byte) (elems []json.RawMessage, ok bool) {
+	if !json.Valid(b) {
+		return nil, false
+	}
+	i := skipSpace(b, 0)
+	if i == len(b) || b[i] != '[' {
+		return nil, false
+	}
+	i = skipSpace(b, i+1)
+	if b[i] == ']' {
+		return []json.RawMessage{}, true
+	}
+	for {
+		end := valueEnd(b, i)
+		elems = append(elems, json.RawMessage(b[i:end:end]))
+		i = skipSpace(b, end)
+		if b[i] == ']' {
+			return elems, true
+		}
+		i = skipSpace(b, i+1) // the comma
+	}
+}
+
+// valueEnd returns the index just past the JSON value starting at b[i]; b
+// must be valid JSON.
+func valueEnd(b []byte, i int) int {
+	depth := 0
+	for ; i < len(b); i++ {
+		switch c := b[i]; c {
+		case '"':
+			for i++; b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+			if depth == 0 {
+				return i + 1
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return i // the end of a number or literal
+			}
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		default:
+			if depth == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+				return i // the end of a number or literal
+			}
+		}
+	}
+	return i
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// unquote decodes a JSON string value, as json.Unmarshal would.
+func unquote(raw json.RawMessage) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return string(inner), true
+	}
+	var s string
+	return s, json.Unmarshal(raw, &s) == nil
 }
 
 // AppendFrame appends m encoded as an Engine.IO message frame ("4" followed

@@ -10,9 +10,12 @@
 // are refused with HTTP 400, and a socket sending a binary frame or a binary
 // Socket.IO packet is closed.
 //
-// Every socket owns exactly two goroutines, started by [Server.ServeHTTP]
-// after the WebSocket upgrade: the reader, which decodes frames and calls the
-// Options callbacks, and the writer, which drains the socket's bounded send
-// queue. Heartbeats use one runtime timer per socket, not a goroutine.
-// [Server.Close] stops and waits for both goroutines of every socket.
+// Every socket owns at most two goroutines: the reader, started by
+// [Server.ServeHTTP] after the WebSocket upgrade, which decodes frames and
+// calls the Options callbacks, and the writer, which runs only while the
+// socket's bounded send queue holds something (or a close is to be carried
+// out) and writes all that is queued with one write(2). An idle socket holds
+// the reader's small stack only. Heartbeats use one runtime timer per
+// socket, not a goroutine. [Server.Close] stops and waits for the
+// goroutines of every socket.
 package socketio

@@ -7,27 +7,34 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sync"
 )
 
 // Buffer sizes of an upgraded connection. net/http hands a hijacked
 // connection 4 KiB read and write buffers, which coder/websocket keeps for
 // the connection's life: 8 KiB of an idle socket's budget. Frame headers are
 // small and large payloads bypass bufio, so smaller buffers cost little.
+// The write buffer can be smaller still: every message is gathered by the
+// batchWriter under it, so the buffer's size does not decide the number of
+// write(2)s; the library's own control frames (at most 139 bytes) fit.
 const (
-	readBufferSize  = 1 << 10
-	writeBufferSize = 2 << 10
+	readBufferSize  = 512
+	writeBufferSize = 512
 )
 
 // smallBuffers wraps the handshake's ResponseWriter so that the hijacked
-// connection gets small bufio buffers.
+// connection gets small bufio buffers, and a batchWriter under the write
+// buffer.
 type smallBuffers struct {
 	http.ResponseWriter
-	hj http.Hijacker
+	hj   http.Hijacker
+	pool *sync.Pool // of *[]byte, for batchWriter
+	out  *batchWriter
 }
 
 // Hijack hijacks the underlying connection and swaps its buffers, keeping
 // any bytes already read past the handshake.
-func (w smallBuffers) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+func (w *smallBuffers) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	conn, brw, err := w.hj.Hijack()
 	if err != nil {
 		return nil, nil, err
@@ -48,15 +55,85 @@ func (w smallBuffers) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 			return nil, nil, fmt.Errorf("buffer early bytes: %w", err)
 		}
 	}
-	return conn, bufio.NewReadWriter(br, bufio.NewWriterSize(conn, writeBufferSize)), nil
+	w.out = &batchWriter{conn: conn, pool: w.pool}
+	return conn, bufio.NewReadWriter(br, bufio.NewWriterSize(w.out, writeBufferSize)), nil
 }
 
-// withSmallBuffers returns w wrapped, or w itself when it cannot hijack
-// (websocket.Accept then reports the error).
-func withSmallBuffers(w http.ResponseWriter) http.ResponseWriter {
+// withSmallBuffers returns w wrapped, or nil when it cannot hijack (then
+// websocket.Accept is given w itself and reports the error).
+func withSmallBuffers(w http.ResponseWriter, pool *sync.Pool) *smallBuffers {
 	hj, ok := w.(http.Hijacker)
 	if !ok {
-		return w
+		return nil
 	}
-	return smallBuffers{ResponseWriter: w, hj: hj}
+	return &smallBuffers{ResponseWriter: w, hj: hj, pool: pool}
+}
+
+// maxHeldBytes bounds what a batchWriter holds before writing it out.
+const maxHeldBytes = 64 << 10
+
+// batchWriter is what the connection's bufio.Writer flushes to.
+// coder/websocket flushes after every message: one write(2) per message,
+// the largest cost of a fan-out. While the socket's writer goroutine
+// drains the queued packets it holds their bytes here and writes them
+// with one call (release), so a socket that fell behind catches up at a
+// fraction of the cost. Write is also called by the library's reader
+// goroutine (pongs, close frames), hence the mutex.
+type batchWriter struct {
+	conn net.Conn
+	pool *sync.Pool // of *[]byte: buffers are only held during a batch
+
+	mu   sync.Mutex
+	held *[]byte // non-nil between hold and release
+}
+
+// Write writes p to the connection, or appends it to the held bytes.
+func (w *batchWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.held == nil {
+		return w.conn.Write(p)
+	}
+	if len(*w.held)+len(p) > maxHeldBytes {
+		if err := w.writeHeld(); err != nil {
+			return 0, err
+		}
+		if len(p) > maxHeldBytes {
+			return w.conn.Write(p)
+		}
+	}
+	*w.held = append(*w.held, p...)
+	return len(p), nil
+}
+
+// hold starts holding written bytes.
+func (w *batchWriter) hold() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.held == nil {
+		w.held = w.pool.Get().(*[]byte)
+	}
+}
+
+// release writes the held bytes and stops holding.
+func (w *batchWriter) release() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.held == nil {
+		return nil
+	}
+	err := w.writeHeld()
+	w.pool.Put(w.held)
+	w.held = nil
+	return err
+}
+
+func (w *batchWriter) writeHeld() error {
+	b := *w.held
+	*w.held = b[:0]
+	if len(b) == 0 {
+		return nil
+	}
+	_, err := w.conn.Write(b)
+	return err
 }

@@ -8,40 +8,54 @@ import (
 	"github.com/coder/websocket"
 )
 
-// maxSpare bounds the batch slice the writer keeps between wake-ups, so that
-// a burst does not pin memory on an idle socket.
+// maxSpare bounds the queue capacity a socket keeps between batches, so
+// that a burst does not pin memory on an idle socket.
 const maxSpare = 16
 
-// writeLoop is the socket's writer goroutine: it drains the queue in batches
-// until a close is decided, then ends the connection as closeWith asked.
-// Writes use no context: a peer that stops reading is cut by CloseNow (queue
-// overflow, heartbeat timeout, Server.Close deadline), which unblocks them.
+// writeLoop is the socket's writer goroutine, started by Send or closeWith
+// when none runs: it writes the queue in batches until it is empty, then
+// returns; once a close is decided it ends the connection as closeWith
+// asked. Writes use no context: a peer that stops reading is cut by
+// CloseNow (queue overflow, heartbeat timeout, Server.Close deadline),
+// which unblocks them.
 func (s *Socket) writeLoop() {
-	defer close(s.writerDone)
 	var spare []*Packet
 	for {
-		select {
-		case <-s.wake:
-			spare = s.flush(spare)
-		case <-s.quit:
-			s.end(spare)
+		s.mu.Lock()
+		if s.closing {
+			s.mu.Unlock()
+			s.end()
+			close(s.writerDone)
 			return
 		}
+		batch := s.queue
+		if len(batch) == 0 {
+			s.writing = false
+			s.mu.Unlock()
+			return
+		}
+		s.queue = spare
+		s.mu.Unlock()
+		spare = s.write(batch)
 	}
 }
 
-// flush writes what is queued and returns the slice for reuse.
-func (s *Socket) flush(spare []*Packet) []*Packet {
-	s.mu.Lock()
-	batch := s.queue
-	s.queue = spare
-	s.mu.Unlock()
-	for i, p := range batch {
-		if err := s.conn.Write(context.Background(), websocket.MessageText, p.frame); err != nil {
+// write writes a batch of packets with one write(2) and returns the slice
+// for reuse. The packets' WebSocket frames are copied straight into the
+// batchWriter under coder/websocket's write buffer, past the library's
+// per-message locking: that is safe because this goroutine is the only
+// writer of data messages, and the library's own frames (pongs, close) are
+// small enough to reach the batchWriter in one Write, between two of ours.
+func (s *Socket) write(batch []*Packet) []*Packet {
+	s.out.hold()
+	for _, p := range batch {
+		if _, err := s.out.Write(p.ws); err != nil {
 			s.closeWith(ReasonTransportError, closeAbort, 0)
 			break
 		}
-		batch[i] = nil
+	}
+	if err := s.out.release(); err != nil {
+		s.closeWith(ReasonTransportError, closeAbort, 0)
 	}
 	clear(batch)
 	if cap(batch) > maxSpare {
@@ -50,16 +64,22 @@ func (s *Socket) flush(spare []*Packet) []*Packet {
 	return batch[:0]
 }
 
-func (s *Socket) end(spare []*Packet) {
-	switch s.mode {
-	case closeAbort:
+// end ends the connection once a close is decided: it writes what is still
+// queued (unless aborting), then closes as s.mode says.
+func (s *Socket) end() {
+	if s.mode == closeAbort {
 		s.conn.CloseNow()
 		return
-	case closeGraceful:
-		s.flush(spare)
+	}
+	s.mu.Lock()
+	batch := s.queue
+	s.queue = nil
+	s.mu.Unlock()
+	if len(batch) > 0 {
+		s.write(batch)
+	}
+	if s.mode == closeGraceful {
 		s.conn.Write(context.Background(), websocket.MessageText, []byte(frameDisconnect))
-	case closeFrame:
-		s.flush(spare)
 	}
 	// Close waits (bounded by the library, 5s+5s) for the peer's close frame,
 	// which the reader goroutine receives.

@@ -1,6 +1,7 @@
 package socketio
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -12,7 +13,32 @@ import (
 // immutable and safe for concurrent use; encode a broadcast once with
 // EncodeEvent or EncodeEventRaw and pass it to Socket.Send for each target.
 type Packet struct {
-	frame []byte
+	ws    []byte // the whole WebSocket frame: header, then frame
+	frame []byte // the Engine.IO packet, the frame's payload
+}
+
+// newPacket returns the Packet of an Engine.IO frame. The WebSocket frame
+// header is encoded here, once for every socket the packet goes to: a
+// server's frames are not masked, so the bytes on the wire are the same for
+// all of them and a socket's writer only copies them (see Socket.write).
+// It is the header coder/websocket writes for a text message without
+// compression: FIN and opcode 1, then the shortest length encoding.
+func newPacket(frame []byte) *Packet {
+	ws := make([]byte, 0, 10+len(frame))
+	ws = append(ws, 0x81)
+	switch n := len(frame); {
+	case n <= 125:
+		ws = append(ws, byte(n))
+	case n <= 0xffff:
+		ws = append(ws, 126)
+		ws = binary.BigEndian.AppendUint16(ws, uint16(n))
+	default:
+		ws = append(ws, 127)
+		ws = binary.BigEndian.AppendUint64(ws, uint64(n))
+	}
+	h := len(ws)
+	ws = append(ws, frame...)
+	return &Packet{ws: ws, frame: ws[h:]}
 }
 
 // Bytes returns the encoded frame. The caller must not modify it.
@@ -26,7 +52,7 @@ func EncodeEvent(event string, args ...any) (*Packet, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Packet{frame: b}, nil
+	return newPacket(b), nil
 }
 
 // EncodeEventRaw encodes an event on the default namespace whose only
@@ -46,7 +72,7 @@ func EncodeEventRaw(event string, payload json.RawMessage) (*Packet, error) {
 	b = append(b, ',')
 	b = append(b, payload...)
 	b = append(b, ']')
-	return &Packet{frame: b}, nil
+	return newPacket(b), nil
 }
 
 func appendEvent(dst []byte, event string, args []any) ([]byte, error) {

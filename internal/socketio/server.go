@@ -20,12 +20,18 @@ type Server struct {
 	sockets map[string]*Socket
 	perIP   map[string]int // open sockets and upgrades under way, by client IP
 	closed  bool
-	wg      sync.WaitGroup // one per socket reader (ServeHTTP) and writer
+	wg      sync.WaitGroup // one per socket reader (ServeHTTP) and running writer
+	batches sync.Pool      // of *[]byte: the bytes of a batch being written
 }
 
 // NewServer returns a Server; zero Options fields take the Default values.
 func NewServer(o Options) *Server {
-	return &Server{opts: o.withDefaults(), sockets: make(map[string]*Socket), perIP: make(map[string]int)}
+	srv := &Server{opts: o.withDefaults(), sockets: make(map[string]*Socket), perIP: make(map[string]int)}
+	srv.batches.New = func() any {
+		b := make([]byte, 0, 4<<10)
+		return &b
+	}
+	return srv
 }
 
 // handshakeError is an engine.io HTTP error body.
@@ -54,8 +60,8 @@ const MessagePollingRefused = "Bad request: only the websocket transport is supp
 const MessageTooManyFromIP = "Too many sockets from this address"
 
 // ServeHTTP handles a handshake: a GET with EIO=3 or EIO=4 and
-// transport=websocket is upgraded, its reader and writer goroutines are
-// started, and ServeHTTP returns (the net/http goroutine and its large stack
+// transport=websocket is upgraded, its reader goroutine is started (the
+// writer starts with the first packet to send), and ServeHTTP returns (the net/http goroutine and its large stack
 // are released). Refusals are
 // JSON bodies {"code":n,"message":"..."} as engine.io sends them: polling
 // (400, code 3), unknown transport (400, code 0), a sid (400, code 1: no
@@ -84,7 +90,12 @@ func (srv *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	srv.wg.Add(1) // for the reader, or until the upgrade fails
 	srv.mu.Unlock()
 
-	conn, err := websocket.Accept(withSmallBuffers(w), r, &websocket.AcceptOptions{
+	var rw http.ResponseWriter = w
+	sb := withSmallBuffers(w, &srv.batches)
+	if sb != nil {
+		rw = sb
+	}
+	conn, err := websocket.Accept(rw, r, &websocket.AcceptOptions{
 		// Origin policy belongs to Options.Allow (the caller's configuration).
 		InsecureSkipVerify: true,
 		CompressionMode:    websocket.CompressionDisabled,
@@ -97,14 +108,13 @@ func (srv *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	conn.SetReadLimit(srv.opts.MaxMessageBytes)
 
-	s := newSocket(srv, conn, r, eio, ip)
+	s := newSocket(srv, conn, sb.out, r, eio, ip)
 	if !srv.register(s) {
 		srv.release(ip)
 		srv.wg.Done()
 		conn.Close(websocket.StatusGoingAway, "server shutting down")
 		return
 	}
-	srv.wg.Go(s.writeLoop)
 	go func() { // counted by the Add above
 		defer srv.wg.Done()
 		s.start()

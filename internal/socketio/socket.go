@@ -29,22 +29,25 @@ type Socket struct {
 	ip   string // counted against Options.MaxPerIP until unregistered
 	eio  int
 	conn *websocket.Conn
+	out  *batchWriter // under conn's write buffer
 
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	// Outgoing queue, drained in batches by the writer goroutine.
+	// Outgoing queue, drained in batches by a writer goroutine that runs
+	// only while there is something to write or a close to carry out: an
+	// idle socket holds no writer stack.
 	mu      sync.Mutex
 	queue   []*Packet
-	closing bool // under mu: no more sends accepted
-	wake    chan struct{}
+	writing bool // under mu: a writer goroutine is running
+	closing bool // under mu: no more sends accepted; the writer ends the connection
+	// Set under mu before closing, read by the writer once it sees closing.
+	reason string
+	mode   closeMode
+	code   websocket.StatusCode
 
 	closeOnce  sync.Once
-	quit       chan struct{} // closed when a close is decided
-	reason     string        // set before quit is closed
-	mode       closeMode
-	code       websocket.StatusCode
-	writerDone chan struct{}
+	writerDone chan struct{} // closed when the writer ended the connection
 
 	connected atomic.Bool // joined "/" (OnConnect was called)
 	auth      json.RawMessage
@@ -59,7 +62,7 @@ type Socket struct {
 	connectTimer *time.Timer
 }
 
-func newSocket(srv *Server, conn *websocket.Conn, r *http.Request, eio int, ip string) *Socket {
+func newSocket(srv *Server, conn *websocket.Conn, out *batchWriter, r *http.Request, eio int, ip string) *Socket {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
 	return &Socket{
 		srv:        srv,
@@ -68,10 +71,9 @@ func newSocket(srv *Server, conn *websocket.Conn, r *http.Request, eio int, ip s
 		ip:         ip,
 		eio:        eio,
 		conn:       conn,
+		out:        out,
 		ctx:        ctx,
 		cancel:     cancel,
-		wake:       make(chan struct{}, 1),
-		quit:       make(chan struct{}),
 		writerDone: make(chan struct{}),
 	}
 }
@@ -136,15 +138,18 @@ func (s *Socket) Send(p *Packet) error {
 		return ErrQueueFull
 	}
 	s.queue = append(s.queue, p)
+	start := !s.writing
+	s.writing = true
 	s.mu.Unlock()
-	select {
-	case s.wake <- struct{}{}:
-	default:
+	if start {
+		// The socket's reader goroutine is still counted in wg: it ends
+		// only after a close was decided, and then closing refuses sends.
+		s.srv.wg.Go(s.writeLoop)
 	}
 	return nil
 }
 
-func (s *Socket) sendFrame(b []byte) error { return s.Send(&Packet{frame: b}) }
+func (s *Socket) sendFrame(b []byte) error { return s.Send(newPacket(b)) }
 
 // Disconnect flushes what is queued, sends the Socket.IO DISCONNECT packet
 // ("41", the client reports "io server disconnect" and does not reconnect)
@@ -166,10 +171,14 @@ func (s *Socket) closeWith(reason string, mode closeMode, code websocket.StatusC
 	s.closeOnce.Do(func() {
 		first = true
 		s.mu.Lock()
-		s.closing = true
-		s.mu.Unlock()
 		s.reason, s.mode, s.code = reason, mode, code
-		close(s.quit)
+		s.closing = true
+		start := !s.writing
+		s.writing = true
+		s.mu.Unlock()
+		if start { // else the running writer sees closing next
+			s.srv.wg.Go(s.writeLoop)
+		}
 		s.cancel()
 	})
 	if mode == closeAbort {

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Realtime benchmark: serves a copy of the example app (SQLite in a temp dir) and loads its sockets
+# with bench/rtload, a separate Go process speaking socket.io over WebSocket (EIO=4, sails.io.js
+# SDK query). Each mode gets a fresh server and database:
+#
+#   throughput  for each count in TP_WATCHERS, that many sockets watch `product` while
+#               TP_CREATORS clients POST products as fast as the server answers; notifications
+#               delivered per second.
+#   latency     LAT_WATCHERS sockets watch; LAT_RATE creates/s; p50/p99 of send→receipt and of
+#               createdAt→receipt (see bench/rtload/main.go for what exactly is measured).
+#   idle        IDLE_SOCKETS sockets connect, watch and sit idle; the server's RSS growth
+#               (/proc/PID/status VmRSS) per socket.
+#
+#   bench/realtime.sh
+#   MODES=latency DURATION=5s bench/realtime.sh
+#   SKIFF_BIN=/tmp/skiff-old bench/realtime.sh   # measure another build of Skiff
+#
+# Loopback only, port $PORT (default 18437). Every phase of rtload is bounded in time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PORT=${PORT:-18437}
+DURATION=${DURATION:-10s}
+MODES=${MODES:-"throughput latency idle"}
+TP_WATCHERS=${TP_WATCHERS:-"1000 5000"}
+TP_CREATORS=${TP_CREATORS:-8}
+LAT_WATCHERS=${LAT_WATCHERS:-1000}
+LAT_RATE=${LAT_RATE:-100}
+IDLE_SOCKETS=${IDLE_SOCKETS:-10000}
+
+# Each socket is a file descriptor in the server and one in rtload.
+ulimit -n "$(ulimit -Hn)"
+most=$(printf '%s\n' $TP_WATCHERS "$LAT_WATCHERS" "$IDLE_SOCKETS" | sort -n | tail -1)
+if [ "$(ulimit -n)" -lt $((most + 500)) ]; then
+  echo "bench: open-file limit $(ulimit -n) is too low for $most sockets" >&2
+  exit 1
+fi
+
+work=$(mktemp -d)
+pid=
+trap 'if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi; rm -rf "$work"' EXIT
+skiff=${SKIFF_BIN:-$work/skiff}
+[ -n "${SKIFF_BIN:-}" ] || go build -o "$skiff" ./cmd/skiff
+go build -o "$work/rtload" ./bench/rtload
+url=http://127.0.0.1:$PORT
+
+start_server() {
+  rm -rf "$work/app"
+  cp -r examples/petshop "$work/app"
+  rm -rf "$work/app/.tmp"
+  # No per-IP socket cap: every load socket comes from 127.0.0.1.
+  env SKIFF_ENV=development SKIFF_SOCKETS__MAXCONNECTIONSPERIP=-1 \
+    "$skiff" serve --app "$work/app" --port "$PORT" --host 127.0.0.1 >"$work/server.log" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 100); do curl -sf "$url/product?limit=1" >/dev/null && return; sleep 0.1; done
+  echo "bench: the server did not start:" >&2
+  cat "$work/server.log" >&2
+  exit 1
+}
+
+stop_server() {
+  kill "$pid"
+  wait "$pid" 2>/dev/null || true
+  pid=
+}
+
+# field NAME LINE prints the value of NAME=value in an rtload RESULT line.
+field() { tr ' ' '\n' <<<"$2" | awk -F= -v k="$1" '$1==k {print $2}'; }
+
+# load is the machine's 1-minute load average: other work on the shared cores shows here.
+load() { cut -d' ' -f1 /proc/loadavg; }
+
+rows=()
+for mode in $MODES; do
+  case $mode in
+  throughput)
+    for n in $TP_WATCHERS; do
+      start_server
+      out=$("$work/rtload" -url "$url" -mode throughput -watchers "$n" -creators "$TP_CREATORS" -duration "$DURATION" | grep '^RESULT')
+      echo "$out" >&2
+      rows+=("| throughput | $n watching | $TP_CREATORS creators, as fast as answered: $(field creates_per_s "$out")/s | **$(field delivered_per_s "$out") notifications/s** delivered; $(field delivered "$out") of $(field expected "$out"), $(field dropped_sockets "$out") sockets dropped | ≥ 200,000/s | $(load) |")
+      stop_server
+    done
+    ;;
+  latency)
+    start_server
+    out=$("$work/rtload" -url "$url" -mode latency -watchers "$LAT_WATCHERS" -rate "$LAT_RATE" -duration "$DURATION" | grep '^RESULT')
+    echo "$out" >&2
+    rows+=("| latency | $LAT_WATCHERS watching | $(field creates_per_s "$out")/s (asked $LAT_RATE) | send→receipt p50 $(field send_p50_ms "$out") / **p99 $(field send_p99_ms "$out") ms** / max $(field send_max_ms "$out"); createdAt→receipt p50 $(field createdat_p50_ms "$out") / p99 $(field createdat_p99_ms "$out") ms | p99 < 50 ms | $(load) |")
+    stop_server
+    ;;
+  idle)
+    start_server
+    out=$("$work/rtload" -url "$url" -mode idle -watchers "$IDLE_SOCKETS" -pid "$pid" | grep '^RESULT')
+    echo "$out" >&2
+    rows+=("| idle | $IDLE_SOCKETS watching | none | **$(field kb_per_socket "$out") KiB RSS per socket** (server VmRSS $(( $(field rss_before_kb "$out") / 1024 )) → $(( $(field rss_after_kb "$out") / 1024 )) MiB) | ≤ 20 KB | $(load) |")
+    stop_server
+    ;;
+  *)
+    echo "bench: unknown mode $mode" >&2
+    exit 1
+    ;;
+  esac
+done
+
+echo "| mode | sockets | creates | result | target | load |"
+echo "|---|---|---|---|---|---|"
+printf '%s\n' "${rows[@]}"
