@@ -227,16 +227,25 @@ func (b *builder) in(c *datastore.Column, not bool, list []any) error {
 		b.str("(")
 	}
 	b.colRef(c.Name)
-	if not {
-		b.str(" NOT IN (")
-	} else {
-		b.str(" IN (")
-	}
-	for i, v := range vals {
-		if i > 0 {
-			b.str(", ")
+	if arr := b.array(c, vals); arr != nil {
+		if not {
+			b.str(" <> ALL(")
+		} else {
+			b.str(" = ANY(")
 		}
-		b.param(v)
+		b.param(arr)
+	} else {
+		if not {
+			b.str(" NOT IN (")
+		} else {
+			b.str(" IN (")
+		}
+		for i, v := range vals {
+			if i > 0 {
+				b.str(", ")
+			}
+			b.param(v)
+		}
 	}
 	b.str(")")
 	if wrap {
@@ -245,6 +254,42 @@ func (b *builder) in(c *datastore.Column, not bool, list []any) error {
 		b.str(" IS NULL)")
 	}
 	return nil
+}
+
+// array returns vals, encoded values of c, as one typed slice to bind as an
+// array parameter when the dialect wants that (Dialect.ArrayIn), or nil
+// for a list of parameters. A single value stays a list ("= $1" plans as
+// well as it can), and so do columns of an explicit type and values not of
+// the kind's Go type, whose binding is left to the engine's conversions
+// one by one as before.
+func (b *builder) array(c *datastore.Column, vals []any) any {
+	if !b.d.ArrayIn || len(vals) < 2 || c.Type != "" {
+		return nil
+	}
+	switch c.Kind {
+	case datastore.Integer:
+		return typedSlice[int64](vals)
+	case datastore.Number:
+		return typedSlice[float64](vals)
+	case datastore.String:
+		return typedSlice[string](vals)
+	case datastore.Boolean:
+		return typedSlice[bool](vals)
+	}
+	return nil
+}
+
+// typedSlice returns vals as a []T, or nil unless every value is a T.
+func typedSlice[T any](vals []any) any {
+	out := make([]T, len(vals))
+	for i, v := range vals {
+		t, ok := v.(T)
+		if !ok {
+			return nil
+		}
+		out[i] = t
+	}
+	return out
 }
 
 // like writes a case-sensitive pattern match. On SQLite it uses GLOB:
