@@ -81,7 +81,7 @@ bench_skiff_start() {
   local bin=$1 app=$2 store=$3 port=$4 log=$5 pg_url=${6:-} schema=${7:-}
   local envs=(SKIFF_ENV=development)
   if [ "$store" = postgres ]; then
-    psql "$pg_url" -qc "DROP SCHEMA IF EXISTS $schema CASCADE; CREATE SCHEMA $schema" >/dev/null
+    PGOPTIONS=--client-min-messages=warning psql "$pg_url" -qc "DROP SCHEMA IF EXISTS $schema CASCADE; CREATE SCHEMA $schema" >/dev/null
     envs+=(SKIFF_DATASTORES__DEFAULT__ADAPTER=postgres "SKIFF_DATASTORES__DEFAULT__URL=$pg_url&search_path=$schema")
   fi
   env "${envs[@]}" "$bin" serve --app "$app" --port "$port" --host 127.0.0.1 >"$log" 2>&1 &
