@@ -105,7 +105,7 @@ load() {
   done
 }
 
-declare -A rate shapes rss differs
+declare -A rate=() shapes=() rss=() differs=()
 order=()
 remember() { order+=("$1"); }
 bench_endpoints remember http://x
