@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# Skiff beside real Sails 1.5, measured in the same run on the same machine: the reference the
+# issues' speed targets ("at least 10x real Sails") are ratios against. Real Sails comes from npm
+# (bench/sails: the petshop models as a Sails app, versions pinned by its package-lock.json).
+#
+# For each store pair — sails-disk vs Skiff's SQLite, sails-postgresql vs Skiff's PostgreSQL —
+# it starts Sails, seeds the rows bench/run.sh seeds, checks that every endpoint answers 200,
+# loads each endpoint with wrk, stops it, then does the same with Skiff; it prints endpoint,
+# connections, Sails req/s, Skiff req/s and Skiff/Sails, and fails when the two answered any
+# endpoint with JSON of a different shape (keys, value types, array lengths), since those
+# figures would compare different work.
+#
+#   bench/compare.sh                                # both pairs, 2 connections, 10 s each
+#   DURATION=3s CONNS="2 4" STORES=sqlite bench/compare.sh
+#
+# Needs node and npm (runs `npm ci` in bench/sails once), wrk, curl, jq, psql. PostgreSQL: Skiff
+# uses the schema skiff_bench_compare of $SKIFF_BENCH_POSTGRES_URL (default: the `test` database);
+# sails-postgresql always writes to "public", so Sails gets a database of its own,
+# skiff_bench_sails, on the same server. Both are dropped and created afresh each run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION=${DURATION:-10s}
+CONNS=${CONNS:-2}
+STORES=${STORES:-"sqlite postgres"}
+PG_URL=${SKIFF_BENCH_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/test?sslmode=disable}
+SAILS_DB=skiff_bench_sails
+PG_SERVER=${PG_URL%%\?*}
+PG_SERVER=${PG_SERVER%/*}
+SAILS_PORT=18637
+SKIFF_PORT=18638
+. bench/lib.sh
+for tool in wrk curl jq node npm; do
+  command -v "$tool" >/dev/null || { echo "bench: $tool is missing" >&2; exit 1; }
+done
+
+work=$(mktemp -d)
+server=
+stop_server() {
+  if [ -n "$server" ]; then
+    kill "$server" 2>/dev/null || true
+    wait "$server" 2>/dev/null || true
+    server=
+  fi
+}
+trap 'stop_server; rm -rf "$work"' EXIT
+
+if [ ! -d bench/sails/node_modules ]; then
+  (cd bench/sails && npm ci --no-audit --no-fund --loglevel=error)
+fi
+go build -o "$work/skiff" ./cmd/skiff
+cp -r examples/petshop "$work/app"
+rm -rf "$work/app/.tmp"
+
+start_sails() { # store
+  local envs=(PORT=$SAILS_PORT "SAILS_BENCH_DISK_DIR=$work/sails-disk")
+  if [ "$1" = postgres ]; then
+    PGOPTIONS=--client-min-messages=warning psql "$PG_URL" -qc "DROP DATABASE IF EXISTS $SAILS_DB" -c "CREATE DATABASE $SAILS_DB" >/dev/null
+    envs+=("SAILS_BENCH_POSTGRES_URL=$PG_SERVER/$SAILS_DB")
+  fi
+  rm -rf "$work/sails-disk"
+  env "${envs[@]}" node bench/sails/app.js >"$work/sails-$1.log" 2>&1 &
+  server=$!
+}
+
+start_skiff() { # store
+  rm -rf "$work/app/.tmp"
+  bench_skiff_start "$work/skiff" "$work/app" "$1" "$SKIFF_PORT" "$work/skiff-$1.log" "$PG_URL" skiff_bench_compare
+  server=$BENCH_PID
+}
+
+# shape: the JSON's structure — keys with the types of their values, array lengths with the shape
+# of their first element — so Sails' and Skiff's answers compare without their ids and times.
+shape() {
+  jq -cS 'def shape: if type == "object" then with_entries(.value |= shape)
+    elif type == "array" then [length, (if length > 0 then (.[0] | shape) else null end)]
+    else type end; shape'
+}
+
+# probe label url [script]: one request like the ones wrk sends; records status and shape.
+probe() {
+  local label=$1 url=$2 script=${3:-} args=() status
+  case "$script" in
+    *post.lua) args=(-X POST -H 'content-type: application/json' -d '{"name":"Probe","sku":"probe","price":9.5,"stock":3}') ;;
+    *replace.lua) args=(-X PUT -H 'content-type: application/json' -d '[1,2,3,4,5,6,7,8,9,10]') ;;
+  esac
+  status=$(curl -s -o "$work/body" -w '%{http_code}' "${args[@]}" "$url")
+  if [ "$status" != 200 ]; then
+    echo "bench: $side $label answered $status:" >&2; head -c 2000 "$work/body" >&2; echo >&2
+    exit 1
+  fi
+  shapes["$label"]+="$(shape <"$work/body")"$'\n'
+}
+
+# store_name store: the pair of stores compared.
+store_name() {
+  if [ "$1" = sqlite ]; then echo "sails-disk / SQLite"; else echo "sails-postgresql / PostgreSQL"; fi
+}
+
+# load label url [script]: req/s at each connection count.
+load() {
+  local label=$1 url=$2 script=${3:-} conns rps p99
+  for conns in $CONNS; do
+    read -r rps p99 < <(bench_wrk "$conns" "$DURATION" "$url" "$script")
+    rate["$store|$side|$label|$conns"]=$rps
+  done
+}
+
+declare -A rate=() shapes=() rss=() differs=()
+order=()
+remember() { order+=("$1"); }
+bench_endpoints remember http://x
+
+for store in $STORES; do
+  shapes=()
+  for side in sails skiff; do
+    "start_$side" "$store"
+    port=$([ "$side" = sails ] && echo "$SAILS_PORT" || echo "$SKIFF_PORT")
+    base=http://127.0.0.1:$port
+    if ! bench_wait_up "$base/product?limit=1"; then cat "$work/$side-$store.log" >&2; exit 1; fi
+    echo "bench: $store: seeding $side" >&2
+    bench_seed_products "$base"
+    if [ "${ASSOC:-1}" = 1 ]; then bench_seed_associations "$base"; fi
+    bench_endpoints probe "$base"
+    echo "bench: $store: loading $side" >&2
+    bench_endpoints load "$base"
+    rss["$store|$side"]=$(( $(awk '/VmRSS/ {print $2}' "/proc/$server/status") / 1024 ))
+    stop_server
+  done
+  for label in "${order[@]}"; do
+    # Both sides' shapes, one per line: they must be the same line twice.
+    if [ "$(sort -u <<<"${shapes[$label]%$'\n'}" | wc -l)" != 1 ]; then
+      printf 'bench: %s: %s answers differ in shape (sails, then skiff):\n%s' "$store" "$label" "${shapes[$label]}" >&2
+      differs["$store|$label"]=1
+    fi
+  done
+done
+
+echo "| store | endpoint | conns | Sails req/s | Skiff req/s | Skiff/Sails |"
+echo "|---|---|---|---|---|---|"
+for store in $STORES; do
+  for label in "${order[@]}"; do
+    for conns in $CONNS; do
+      sails=${rate["$store|sails|$label|$conns"]:-0}
+      skiff=${rate["$store|skiff|$label|$conns"]:-0}
+      ratio=$(awk -v a="$skiff" -v b="$sails" 'BEGIN { if (b > 0) printf "%.1fx", a / b; else print "-" }')
+      if [ -n "${differs["$store|$label"]:-}" ]; then ratio="$ratio (answers differ in shape)"; fi
+      printf '| %s | %s | %s | %s | %s | %s |\n' "$(store_name "$store")" "$label" "$conns" "$sails" "$skiff" "$ratio"
+    done
+  done
+done
+for store in $STORES; do
+  echo "$(store_name "$store"): resident memory after the load: Sails ${rss["$store|sails"]} MiB, Skiff ${rss["$store|skiff"]} MiB"
+done
+# Figures of answers that differ are no comparison: fail, after printing them.
+if [ "${#differs[@]}" -gt 0 ]; then exit 1; fi

@@ -1,0 +1,89 @@
+# Helpers shared by bench/run.sh and bench/compare.sh (source this file; it runs nothing).
+# They load servers on 127.0.0.1 only, and every wait is bounded.
+
+# bench_wait_up URL: waits up to 60 s for URL to answer 2xx; fails otherwise.
+bench_wait_up() {
+  local _
+  for _ in $(seq 1 600); do
+    curl -sf -o /dev/null "$1" && return 0
+    sleep 0.1
+  done
+  echo "bench: $1 did not answer within 60 s" >&2
+  return 1
+}
+
+# bench_post BASE PATH JSON: one create; fails on a non-2xx answer.
+bench_post() {
+  curl -sf -o /dev/null -H 'content-type: application/json' -d "$3" "$1$2" ||
+    { echo "bench: POST $2 $3 failed" >&2; return 1; }
+}
+
+# bench_seed_products BASE: 100 products (the plain model, no associations).
+bench_seed_products() {
+  local i
+  for i in $(seq 1 100); do
+    bench_post "$1" /product "{\"name\":\"Product $i\",\"sku\":\"seed-$i\",\"price\":$i,\"stock\":$i}"
+  done
+}
+
+# bench_seed_associations BASE: 100 users with 10 pets each (one-to-many) and 100 tags with 10
+# pets each (many-to-many).
+bench_seed_associations() {
+  local u p t first
+  for u in $(seq 1 100); do
+    bench_post "$1" /user "{\"name\":\"User $u\",\"email\":\"user$u@example.com\"}"
+  done
+  for p in $(seq 1 1000); do
+    bench_post "$1" /pet "{\"name\":\"Pet $p\",\"owner\":$(( (p + 9) / 10 ))}"
+  done
+  for t in $(seq 1 100); do
+    first=$(( (t - 1) * 10 + 1 ))
+    bench_post "$1" /tag "{\"label\":\"tag $t\",\"pets\":[$(seq -s, "$first" $((first + 9)))]}"
+  done
+}
+
+# bench_endpoints FN BASE: calls `FN label url [wrk script]` for each measured endpoint; the
+# association endpoints only when ASSOC is 1 (the default).
+bench_endpoints() {
+  local fn=$1 base=$2 dir
+  dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+  "$fn" "GET /product/:id" "$base/product/42"
+  "$fn" "GET /product?limit=30" "$base/product?limit=30"
+  "$fn" "POST /product" "$base/product" "$dir/post.lua"
+  if [ "${ASSOC:-1}" = 1 ]; then
+    "$fn" "GET /user?limit=30 (1-n x10)" "$base/user?limit=30"
+    "$fn" "GET /tag?limit=30 (n-n x10)" "$base/tag?limit=30"
+    "$fn" "PUT /tag/1/pets (10 ids)" "$base/tag/1/pets" "$dir/replace.lua"
+  fi
+}
+
+# bench_wrk CONNS DURATION URL [SCRIPT]: loads URL with wrk and prints "req/s p99". A run with
+# non-2xx answers or socket errors is printed on stderr, so a broken endpoint is never
+# mistaken for a fast one.
+bench_wrk() {
+  local conns=$1 duration=$2 url=$3 script=${4:-} out
+  if [ -n "$script" ]; then
+    # The script's argument makes POST bodies unique across runs (see post.lua).
+    out=$(wrk -t"$conns" -c"$conns" -d"$duration" --latency -s "$script" "$url" -- "n$conns$RANDOM$RANDOM")
+  else
+    out=$(wrk -t"$conns" -c"$conns" -d"$duration" --latency "$url")
+  fi
+  if grep -qE "Non-2xx|Socket errors" <<<"$out"; then
+    printf 'bench: %s had errors:\n%s\n' "$url" "$out" >&2
+  fi
+  printf '%s %s\n' "$(awk '/Requests\/sec/ {print $2}' <<<"$out")" "$(awk '$1=="99%" {print $2}' <<<"$out")"
+}
+
+# bench_skiff_start BIN APP STORE PORT LOG [PG_URL SCHEMA]: serves APP with Skiff in the
+# background on 127.0.0.1:PORT and sets BENCH_PID. STORE is sqlite (APP/.tmp) or postgres: then
+# SCHEMA of PG_URL is dropped and created afresh, so nothing else in that database is touched.
+bench_skiff_start() {
+  local bin=$1 app=$2 store=$3 port=$4 log=$5 pg_url=${6:-} schema=${7:-}
+  local envs=(SKIFF_ENV=development)
+  if [ "$store" = postgres ]; then
+    PGOPTIONS=--client-min-messages=warning psql "$pg_url" -qc "DROP SCHEMA IF EXISTS $schema CASCADE; CREATE SCHEMA $schema" >/dev/null
+    envs+=(SKIFF_DATASTORES__DEFAULT__ADAPTER=postgres "SKIFF_DATASTORES__DEFAULT__URL=$pg_url&search_path=$schema")
+  fi
+  env "${envs[@]}" "$bin" serve --app "$app" --port "$port" --host 127.0.0.1 >"$log" 2>&1 &
+  BENCH_PID=$!
+}

@@ -1,0 +1,4 @@
+// As examples/petshop/config/routes.yaml.
+module.exports.routes = {
+  'GET /owners': 'user/find',
+};
