@@ -3,6 +3,7 @@ package sqlgen
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/skiffhq/skiff/criteria"
 	"github.com/skiffhq/skiff/datastore"
@@ -97,8 +98,7 @@ func Select(d *Dialect, q *datastore.Query) (Stmt, error) {
 	}
 	switch {
 	case q.Limit < criteria.Unlimited:
-		b.str(" LIMIT ")
-		b.param(q.Limit)
+		b.limit(q.Limit)
 	case q.Skip > 0 && d.OffsetOnlyLimit != "":
 		b.str(" LIMIT " + d.OffsetOnlyLimit)
 	}
@@ -107,6 +107,17 @@ func Select(d *Dialect, q *datastore.Query) (Stmt, error) {
 		b.param(q.Skip)
 	}
 	return b.stmt(cols), nil
+}
+
+// limit writes a LIMIT clause of n rows, as a number when the dialect
+// wants it (Dialect.LiteralLimit), else as a parameter.
+func (b *builder) limit(n int64) {
+	b.str(" LIMIT ")
+	if b.d.LiteralLimit {
+		b.str(strconv.FormatInt(n, 10))
+		return
+	}
+	b.param(n)
 }
 
 // Count compiles a COUNT(*) of the rows matching q.Where.
@@ -461,8 +472,7 @@ func SelectThrough(d *Dialect, q *datastore.Query, j *datastore.Through) (Stmt, 
 		b.qual = ""
 		switch {
 		case q.Limit < criteria.Unlimited:
-			b.str(" LIMIT ")
-			b.param(q.Limit)
+			b.limit(q.Limit)
 		case q.Skip > 0 && d.OffsetOnlyLimit != "":
 			b.str(" LIMIT " + d.OffsetOnlyLimit)
 		}
