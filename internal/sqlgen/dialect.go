@@ -49,11 +49,17 @@ type Dialect struct {
 	// MaxIdent is the longest identifier the engine keeps (0: no limit);
 	// generated index names are shortened to fit.
 	MaxIdent int
-	// ArrayIn compiles an IN list of two or more values on a column of its
-	// kind's default type to one array parameter (= ANY($n), <> ALL($n)).
-	// PostgreSQL evaluates IN ($1, ..., $n) of a cached (generic) plan by
-	// building the array anew for every row it filters, and every distinct
-	// list length is one more statement to prepare and cache.
+	// ArrayIn binds the parent keys of a join through a join table
+	// (SelectThrough) as one array parameter (= ANY($n)) instead of a list
+	// of parameters. PostgreSQL evaluates IN ($1, ..., $n) of a cached
+	// (generic) plan by building the array anew for every join row it
+	// filters; on a populated page of 300 children (LIMIT written as a
+	// number) the join took 10-20 % less of the server's time with the
+	// array, whether or not the tables had statistics. Other
+	// IN lists stay lists: on a small table without statistics PostgreSQL
+	// keeps planning a list for its values, hashes it, and beats the
+	// generic plan of an array parameter, which compares each row with
+	// every element.
 	ArrayIn bool
 	// LiteralLimit writes a LIMIT count as a number instead of a parameter
 	// (it is an int64, never text from a client). PostgreSQL plans a cached

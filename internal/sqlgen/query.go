@@ -440,9 +440,9 @@ func SelectThrough(d *Dialect, q *datastore.Query, j *datastore.Through) (Stmt, 
 		b.str(" = ")
 		b.colRef(q.Table.PrimaryKey)
 		b.str(" WHERE ")
-		b.t, b.qual = j.Table, linkAlias
+		b.t, b.qual, b.arrays = j.Table, linkAlias, b.d.ArrayIn
 		err := b.in(parent, false, j.Parents)
-		b.t, b.qual = q.Table, childAlias
+		b.t, b.qual, b.arrays = q.Table, childAlias, false
 		if err != nil {
 			return err
 		}

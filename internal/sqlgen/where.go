@@ -16,8 +16,11 @@ type builder struct {
 	// qual, when set, qualifies column references (the alias of t in a
 	// join).
 	qual string
-	sb   strings.Builder
-	args []any
+	// arrays lets in bind its list as one array parameter (see
+	// Dialect.ArrayIn).
+	arrays bool
+	sb     strings.Builder
+	args   []any
 }
 
 func (b *builder) str(s string)      { b.sb.WriteString(s) }
@@ -257,13 +260,13 @@ func (b *builder) in(c *datastore.Column, not bool, list []any) error {
 }
 
 // array returns vals, encoded values of c, as one typed slice to bind as an
-// array parameter when the dialect wants that (Dialect.ArrayIn), or nil
-// for a list of parameters. A single value stays a list ("= $1" plans as
-// well as it can), and so do columns of an explicit type and values not of
-// the kind's Go type, whose binding is left to the engine's conversions
-// one by one as before.
+// array parameter where the builder allows it (b.arrays), or nil for a
+// list of parameters. A single value stays a list ("= $1" plans as well as
+// it can), and so do columns of an explicit type and values not of the
+// kind's Go type, whose binding is left to the engine's conversions one by
+// one as before.
 func (b *builder) array(c *datastore.Column, vals []any) any {
-	if !b.d.ArrayIn || len(vals) < 2 || c.Type != "" {
+	if !b.arrays || len(vals) < 2 || c.Type != "" {
 		return nil
 	}
 	switch c.Kind {
