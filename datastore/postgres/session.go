@@ -40,27 +40,45 @@ func (s *session) FindThrough(ctx context.Context, q *datastore.Query, j *datast
 	return recs, nil
 }
 
-// Lock implements datastore.Locker with SELECT ... FOR UPDATE; outside a
-// transaction the lock would end with the statement, so it does nothing there.
-func (s *session) Lock(ctx context.Context, q *datastore.Query) error {
-	if s.tx == nil {
-		return nil
+// Lock implements datastore.Locker with SELECT ... FOR UPDATE, all of qs
+// in one batch so that locking several tables costs one round trip; the
+// statements still run, and lock, one after the other. Outside a
+// transaction the lock would end with the statement, so it only reads.
+func (s *session) Lock(ctx context.Context, qs ...*datastore.Query) ([][]datastore.Record, error) {
+	suffix := ""
+	if s.tx != nil {
+		suffix = " FOR UPDATE"
 	}
-	sel := *q
-	sel.Select = []string{q.Table.PrimaryKey}
-	st, err := sqlgen.Select(s.d, &sel)
-	if err != nil {
-		return fmt.Errorf("lock: %w", err)
+	b := &pgx.Batch{}
+	stmts := make([]sqlgen.Stmt, len(qs))
+	for i, q := range qs {
+		sel := *q
+		if len(sel.Select) == 0 {
+			sel.Select = []string{q.Table.PrimaryKey}
+		}
+		st, err := sqlgen.Select(s.d, &sel)
+		if err != nil {
+			return nil, fmt.Errorf("lock: %w", err)
+		}
+		stmts[i] = st
+		b.Queue(st.SQL+suffix, st.Args...)
 	}
-	rows, err := s.q.Query(ctx, st.SQL+" FOR UPDATE", st.Args...)
-	if err != nil {
-		return fmt.Errorf("lock %s: %w", q.Table.Name, err)
+	br := s.q.SendBatch(ctx, b)
+	out := make([][]datastore.Record, len(qs))
+	for i, st := range stmts {
+		rows, err := br.Query()
+		if err == nil {
+			out[i], err = scan(rows, st.Columns)
+		}
+		if err != nil {
+			br.Close()
+			return nil, fmt.Errorf("lock %s: %w", qs[i].Table.Name, err)
+		}
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("lock %s: %w", q.Table.Name, err)
+	if err := br.Close(); err != nil {
+		return nil, fmt.Errorf("lock: %w", err)
 	}
-	return nil
+	return out, nil
 }
 
 // Count implements datastore.Adapter.
