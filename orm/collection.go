@@ -50,26 +50,51 @@ func childIDs(a *model.Attribute, ids []any) ([]any, error) {
 
 // members returns the current member ids of the parent's collection.
 func (o *ORM) members(ctx context.Context, a *model.Attribute, parent any) ([]any, error) {
-	if a.Assoc.Kind == model.HasMany {
-		target := a.Assoc.Target
-		recs, err := o.Find(ctx, target, &criteria.Criteria{
-			Where: &criteria.Cmp{Attr: a.Assoc.Inverse.Name, Op: criteria.Eq, Value: parent},
-			Limit: criteria.Unlimited, Select: []string{target.PrimaryKey},
-		}, nil)
-		if err != nil {
-			return nil, err
-		}
-		return distinct(recs, target.PrimaryKey), nil
-	}
-	join := a.Assoc.Join
-	links, err := o.Find(ctx, join.Model, &criteria.Criteria{
-		Where: &criteria.Cmp{Attr: join.ParentAttr, Op: criteria.Eq, Value: parent},
-		Limit: criteria.Unlimited,
-	}, nil)
+	me, q, attr, err := o.membersQuery(a, parent)
 	if err != nil {
 		return nil, err
 	}
-	return distinct(links, join.ChildAttr), nil
+	rows, err := o.adapter(ctx, me).Find(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("find %s: %w", me.model.Identity, err)
+	}
+	return memberIDs(me, rows, attr), nil
+}
+
+// membersQuery returns the query that reads the member ids of the parent's
+// collection, the entry of the table it reads and the attribute that holds
+// the ids there: the children's key (one-to-many) or the join rows' child.
+func (o *ORM) membersQuery(a *model.Attribute, parent any) (*entry, *datastore.Query, string, error) {
+	if a.Assoc.Kind == model.HasMany {
+		te, err := o.entry(a.Assoc.Target)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		pk := te.model.PrimaryKey
+		return te, te.query(&criteria.Criteria{
+			Where: &criteria.Cmp{Attr: a.Assoc.Inverse.Name, Op: criteria.Eq, Value: parent},
+			Limit: criteria.Unlimited, Select: []string{pk},
+		}), pk, nil
+	}
+	join := a.Assoc.Join
+	je, err := o.entry(join.Model)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return je, je.query(&criteria.Criteria{
+		Where: &criteria.Cmp{Attr: join.ParentAttr, Op: criteria.Eq, Value: parent},
+		Limit: criteria.Unlimited, Select: []string{join.ChildAttr},
+	}), join.ChildAttr, nil
+}
+
+// memberIDs returns the distinct ids in attr of the rows a membersQuery
+// read from the table of me.
+func memberIDs(me *entry, rows []datastore.Record, attr string) []any {
+	recs := make([]model.Record, len(rows))
+	for i, row := range rows {
+		recs[i] = me.fromRow(row)
+	}
+	return distinct(recs, attr)
 }
 
 // Replace makes ids exactly the members of the collection alias of the
@@ -305,13 +330,28 @@ func (o *ORM) lockedMembers(ctx context.Context, m *model.Model, a *model.Attrib
 		}
 		children = union(children, have)
 	}
-	locked, err := lockRows(ctx, l, []lockSet{{e, []any{pk}, nil}, {te, children, childAttrs}})
+	// The members are read again once the locks are held, in the same
+	// round trip when they live in the same datastore.
+	me, mq, mattr, err := o.membersQuery(a, pk)
 	if err != nil {
 		return nil, nil, err
 	}
-	have, err := o.members(ctx, a, pk)
-	if err != nil || !withMembers {
-		return have, locked, err
+	var reads []*datastore.Query
+	if me.store == e.store {
+		reads = append(reads, mq)
+	}
+	locked, read, err := lockRows(ctx, l, []lockSet{{e, []any{pk}, nil}, {te, children, childAttrs}}, reads...)
+	if err != nil {
+		return nil, nil, err
+	}
+	var have []any
+	if len(read) == 1 {
+		have = memberIDs(me, read[0], mattr)
+	} else if have, err = o.members(ctx, a, pk); err != nil {
+		return nil, nil, err
+	}
+	if !withMembers {
+		return have, locked, nil
 	}
 	var late lateMembers
 	for _, id := range have {
@@ -327,7 +367,7 @@ func (o *ORM) lockedMembers(ctx context.Context, m *model.Model, a *model.Attrib
 	}
 	// Out of retries: lock them now, out of order; PostgreSQL reports the
 	// rare deadlock this may cause rather than hanging.
-	more, err := lockRows(ctx, l, []lockSet{{te, late, childAttrs}})
+	more, _, err := lockRows(ctx, l, []lockSet{{te, late, childAttrs}})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -369,8 +409,9 @@ func (l lockedRows) row(e *entry, pk any) model.Record {
 
 // lockRows locks the rows of sets table by table in name order (a
 // self-referencing association has both sides in one table, so they are
-// merged), each table's rows in key order, and returns them.
-func lockRows(ctx context.Context, l datastore.Locker, sets []lockSet) (lockedRows, error) {
+// merged), each table's rows in key order, and returns them; then it runs
+// reads (see datastore.Locker) and returns their rows too.
+func lockRows(ctx context.Context, l datastore.Locker, sets []lockSet, reads ...*datastore.Query) (lockedRows, [][]datastore.Record, error) {
 	byTable := map[string]*lockSet{}
 	var names []string
 	for _, s := range sets {
@@ -401,12 +442,12 @@ func lockRows(ctx context.Context, l datastore.Locker, sets []lockSet) (lockedRo
 			Sort:  []criteria.Sort{{Attr: s.e.column(pk)}},
 		}
 	}
-	if len(qs) == 0 {
-		return lockedRows{}, nil
+	if len(qs) == 0 && len(reads) == 0 {
+		return lockedRows{}, nil, nil
 	}
-	rows, err := l.Lock(ctx, qs...)
+	rows, err := l.Lock(ctx, qs, reads...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := make(lockedRows, len(names))
 	for i, name := range names {
@@ -423,7 +464,7 @@ func lockRows(ctx context.Context, l datastore.Locker, sets []lockSet) (lockedRo
 		}
 		out[name] = recs
 	}
-	return out, nil
+	return out, rows[len(qs):], nil
 }
 
 // merge adds the rows of more to l.

@@ -166,7 +166,7 @@ func (o *ORM) Destroy(ctx context.Context, m *model.Model, pk any) (model.Record
 		// Collection changes lock both records of each pair they touch;
 		// locking this one first keeps them from linking it while it goes.
 		if l, ok := o.adapter(ctx, e).(datastore.Locker); ok {
-			if _, err := lockRows(ctx, l, []lockSet{{e, []any{pk}, nil}}); err != nil {
+			if _, _, err := lockRows(ctx, l, []lockSet{{e, []any{pk}, nil}}); err != nil {
 				return err
 			}
 		}
@@ -274,7 +274,7 @@ func (o *ORM) checkAssociated(ctx context.Context, m *model.Model, self any, rec
 		if self != nil {
 			locks = append(locks, lockSet{e, []any{self}, nil})
 		}
-		if _, err := lockRows(ctx, l, locks); err != nil {
+		if _, _, err := lockRows(ctx, l, locks); err != nil {
 			return err
 		}
 	}

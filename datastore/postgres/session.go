@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -40,20 +41,21 @@ func (s *session) FindThrough(ctx context.Context, q *datastore.Query, j *datast
 	return recs, nil
 }
 
-// Lock implements datastore.Locker with SELECT ... FOR UPDATE, all of qs
-// in one batch so that locking several tables costs one round trip; the
+// Lock implements datastore.Locker with SELECT ... FOR UPDATE, the locks
+// and the reads in one batch so that they cost one round trip; the
 // statements still run, and lock, one after the other. Outside a
 // transaction the lock would end with the statement, so it only reads.
-func (s *session) Lock(ctx context.Context, qs ...*datastore.Query) ([][]datastore.Record, error) {
+func (s *session) Lock(ctx context.Context, locks []*datastore.Query, reads ...*datastore.Query) ([][]datastore.Record, error) {
 	suffix := ""
 	if s.tx != nil {
 		suffix = " FOR UPDATE"
 	}
 	b := &pgx.Batch{}
+	qs := append(slices.Clip(locks), reads...)
 	stmts := make([]sqlgen.Stmt, len(qs))
 	for i, q := range qs {
-		sel := *q
-		if len(sel.Select) == 0 {
+		sel, lock := *q, i < len(locks)
+		if lock && len(sel.Select) == 0 {
 			sel.Select = []string{q.Table.PrimaryKey}
 		}
 		st, err := sqlgen.Select(s.d, &sel)
@@ -61,7 +63,10 @@ func (s *session) Lock(ctx context.Context, qs ...*datastore.Query) ([][]datasto
 			return nil, fmt.Errorf("lock: %w", err)
 		}
 		stmts[i] = st
-		b.Queue(st.SQL+suffix, st.Args...)
+		if lock {
+			st.SQL += suffix
+		}
+		b.Queue(st.SQL, st.Args...)
 	}
 	br := s.q.SendBatch(ctx, b)
 	out := make([][]datastore.Record, len(qs))
