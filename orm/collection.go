@@ -50,7 +50,7 @@ func childIDs(a *model.Attribute, ids []any) ([]any, error) {
 
 // members returns the current member ids of the parent's collection.
 func (o *ORM) members(ctx context.Context, a *model.Attribute, parent any) ([]any, error) {
-	me, q, attr, err := o.membersQuery(a, parent)
+	me, q, attr, err := o.membersQuery(a, parent, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -62,29 +62,33 @@ func (o *ORM) members(ctx context.Context, a *model.Attribute, parent any) ([]an
 }
 
 // membersQuery returns the query that reads the member ids of the parent's
-// collection, the entry of the table it reads and the attribute that holds
-// the ids there: the children's key (one-to-many) or the join rows' child.
-func (o *ORM) membersQuery(a *model.Attribute, parent any) (*entry, *datastore.Query, string, error) {
+// collection (only those among only, when it is not nil), the entry of the
+// table it reads and the attribute that holds the ids there: the children's
+// key (one-to-many) or the join rows' child.
+func (o *ORM) membersQuery(a *model.Attribute, parent any, only []any) (*entry, *datastore.Query, string, error) {
+	var me *entry
+	var parentAttr, childAttr string
 	if a.Assoc.Kind == model.HasMany {
 		te, err := o.entry(a.Assoc.Target)
 		if err != nil {
 			return nil, nil, "", err
 		}
-		pk := te.model.PrimaryKey
-		return te, te.query(&criteria.Criteria{
-			Where: &criteria.Cmp{Attr: a.Assoc.Inverse.Name, Op: criteria.Eq, Value: parent},
-			Limit: criteria.Unlimited, Select: []string{pk},
-		}), pk, nil
+		me, parentAttr, childAttr = te, a.Assoc.Inverse.Name, te.model.PrimaryKey
+	} else {
+		join := a.Assoc.Join
+		je, err := o.entry(join.Model)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		me, parentAttr, childAttr = je, join.ParentAttr, join.ChildAttr
 	}
-	join := a.Assoc.Join
-	je, err := o.entry(join.Model)
-	if err != nil {
-		return nil, nil, "", err
+	var where criteria.Expr = &criteria.Cmp{Attr: parentAttr, Op: criteria.Eq, Value: parent}
+	if only != nil {
+		where = &criteria.And{Exprs: []criteria.Expr{where, &criteria.Cmp{Attr: childAttr, Op: criteria.In, Value: only}}}
 	}
-	return je, je.query(&criteria.Criteria{
-		Where: &criteria.Cmp{Attr: join.ParentAttr, Op: criteria.Eq, Value: parent},
-		Limit: criteria.Unlimited, Select: []string{join.ChildAttr},
-	}), join.ChildAttr, nil
+	return me, me.query(&criteria.Criteria{
+		Where: where, Limit: criteria.Unlimited, Select: []string{childAttr},
+	}), childAttr, nil
 }
 
 // memberIDs returns the distinct ids in attr of the rows a membersQuery
@@ -331,8 +335,13 @@ func (o *ORM) lockedMembers(ctx context.Context, m *model.Model, a *model.Attrib
 		children = union(children, have)
 	}
 	// The members are read again once the locks are held, in the same
-	// round trip when they live in the same datastore.
-	me, mq, mattr, err := o.membersQuery(a, pk)
+	// round trip when they live in the same datastore; add and remove only
+	// need to know about the child they touch.
+	var only []any
+	if !withMembers {
+		only = slices.Clip(touched)
+	}
+	me, mq, mattr, err := o.membersQuery(a, pk, only)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -347,8 +356,12 @@ func (o *ORM) lockedMembers(ctx context.Context, m *model.Model, a *model.Attrib
 	var have []any
 	if len(read) == 1 {
 		have = memberIDs(me, read[0], mattr)
-	} else if have, err = o.members(ctx, a, pk); err != nil {
-		return nil, nil, err
+	} else {
+		rows, err := o.adapter(ctx, me).Find(ctx, mq)
+		if err != nil {
+			return nil, nil, fmt.Errorf("find %s: %w", me.model.Identity, err)
+		}
+		have = memberIDs(me, rows, mattr)
 	}
 	if !withMembers {
 		return have, locked, nil
