@@ -132,7 +132,8 @@ func (o *ORM) Replace(ctx context.Context, m *model.Model, alias string, parent 
 					removed = append(removed, id)
 				}
 			}
-			// One read refuses wanted ids of records that do not exist and
+			// One read (none where the locks already read those rows)
+			// refuses wanted ids of records that do not exist and
 			// finds the join rows a child destroyed without cascadeOnDestroy
 			// left behind: those are dropped without a report, since that
 			// destroy already reported the child gone from this parent.
