@@ -67,6 +67,36 @@ func BenchmarkCreate(b *testing.B) {
 	}
 }
 
+// BenchmarkReplace measures PUT /:model/:id/:association with 10 ids
+// (issue 3's replace figure) through the handler, alternating between two
+// sets so that every request really replaces all ten members: many-to-many
+// (tag/1/pets) and one-to-many (user/1/pets), on SQLite and, when reachable,
+// PostgreSQL.
+//
+//	go test -run '^$' -bench Replace -benchtime 2s .
+func BenchmarkReplace(b *testing.B) {
+	for _, store := range []string{"sqlite", "postgres"} {
+		b.Run(store, func(b *testing.B) {
+			var environ []string
+			if store == "postgres" {
+				environ = postgresEnviron(b)
+			}
+			h := petshopWithData(b, environ)
+			sets := [2]string{"[1,2,3,4,5,6,7,8,9,10]", "[11,12,13,14,15,16,17,18,19,20]"}
+			for _, path := range []string{"/tag/1/pets", "/user/1/pets"} {
+				b.Run(strings.Split(path, "/")[1], func(b *testing.B) {
+					b.ReportAllocs()
+					n := 0
+					for b.Loop() {
+						n++
+						serveOK(b, h, http.MethodPut, path, sets[n%2])
+					}
+				})
+			}
+		})
+	}
+}
+
 // postgresEnviron points the example app's default datastore at a fresh
 // PostgreSQL schema.
 func postgresEnviron(b *testing.B) []string {

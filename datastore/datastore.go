@@ -183,12 +183,18 @@ type Adapter interface {
 }
 
 // Locker is an optional capability of the Adapter an InTx callback
-// receives: Lock locks the rows matching q until the transaction ends, so
-// concurrent transactions that lock the same rows run one after the other.
-// Adapters whose transactions are already serialised (SQLite's single
-// writer) need not implement it.
+// receives: Lock locks the rows each of locks matches, query after query,
+// until the transaction ends, so concurrent transactions that lock the same
+// rows run one after the other. It returns each query's rows as they are
+// once locked, with the columns the query selects (its table's primary key
+// when Select is empty): the caller learns which rows exist, and their
+// values, without reading them again. Then it runs reads, as Find would,
+// after the locks are held, and returns their rows after those of locks:
+// an engine that can sends it all in one round trip. Adapters whose
+// transactions are already serialised (SQLite's single writer) need not
+// implement it.
 type Locker interface {
-	Lock(ctx context.Context, q *Query) error
+	Lock(ctx context.Context, locks []*Query, reads ...*Query) ([][]Record, error)
 }
 
 // UniqueError reports a unique-constraint violation (Waterline E_UNIQUE).

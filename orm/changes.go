@@ -149,11 +149,28 @@ func (cs *changeSet) keyChanged(m *model.Model, a *model.Attribute, id, old, key
 // takeFrom records the parents that children about to join parent's
 // one-to-many collection a leave: a child has one parent, so linking it
 // takes it from the one it had. It must run before the children are linked.
-func (o *ORM) takeFrom(ctx context.Context, cs *changeSet, m *model.Model, a *model.Attribute, parent any, children []any) error {
+// The parents are read from locked (see lockedMembers) when it holds every
+// child, else from the store.
+func (o *ORM) takeFrom(ctx context.Context, cs *changeSet, locked lockedRows, m *model.Model, a *model.Attribute, parent any, children []any) error {
 	if a.Assoc.Kind != model.HasMany || len(children) == 0 {
 		return nil
 	}
 	target, via := a.Assoc.Target, a.Assoc.Inverse.Name
+	if te, err := o.entry(target); err == nil && locked != nil {
+		owner := make(map[any]any, len(children))
+		for _, c := range children {
+			v, read := locked.row(te, c)[via]
+			if !read {
+				owner = nil
+				break
+			}
+			owner[c] = v
+		}
+		if owner != nil {
+			leave(cs, m, a, parent, children, owner)
+			return nil
+		}
+	}
 	recs, err := o.Find(ctx, target, &criteria.Criteria{
 		Where: &criteria.Cmp{Attr: target.PrimaryKey, Op: criteria.In, Value: children},
 		Limit: criteria.Unlimited, Select: []string{target.PrimaryKey, via},
@@ -165,10 +182,16 @@ func (o *ORM) takeFrom(ctx context.Context, cs *changeSet, m *model.Model, a *mo
 	for _, r := range recs {
 		owner[r[target.PrimaryKey]] = r[via]
 	}
+	leave(cs, m, a, parent, children, owner)
+	return nil
+}
+
+// leave records the children leaving the one-to-many parent owner names
+// for each of them, when it is not parent.
+func leave(cs *changeSet, m *model.Model, a *model.Attribute, parent any, children []any, owner map[any]any) {
 	for _, c := range children {
 		if from := owner[c]; from != nil && from != parent {
 			cs.plural(m, from, a.Name, []any{c}, false)
 		}
 	}
-	return nil
 }

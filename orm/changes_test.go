@@ -5,9 +5,30 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/skiffhq/skiff/datastore"
+	"github.com/skiffhq/skiff/datastore/postgres"
+	"github.com/skiffhq/skiff/internal/testenv"
 	"github.com/skiffhq/skiff/model"
 	"github.com/skiffhq/skiff/orm"
 )
+
+// onEachStore runs fn with the test models on SQLite and on PostgreSQL
+// (see internal/testenv): collection changes read the rows they lock on an
+// engine that locks, and read them separately on one that does not.
+func onEachStore(t *testing.T, fn func(t *testing.T, o *orm.ORM, m map[string]*model.Model)) {
+	t.Run("sqlite", func(t *testing.T) {
+		o, m := newORM(t)
+		fn(t, o, m)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		db, err := postgres.Open(t.Context(), datastore.Config{Name: "default", URL: testenv.Postgres(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, m := newORMOn(t, db)
+		fn(t, o, m)
+	})
+}
 
 // describe renders changes as "model#id.attr +[added] -[removed]" for
 // collections and "model#id.attr=key" for singular keys.
@@ -38,7 +59,10 @@ func wantChanges(t *testing.T, what string, got orm.Changes, want ...string) {
 }
 
 func TestChangesReportEverySide(t *testing.T) {
-	o, m := newORM(t)
+	onEachStore(t, changesReportEverySide)
+}
+
+func changesReportEverySide(t *testing.T, o *orm.ORM, m map[string]*model.Model) {
 	ctx := t.Context()
 	ann := mustCreate(t, o, m["owner"], map[string]any{"name": "ann"})  // 1
 	bob := mustCreate(t, o, m["owner"], map[string]any{"name": "bob"})  // 2
@@ -134,7 +158,10 @@ func TestChangesReportEverySide(t *testing.T) {
 // (as in Sails); its destroy already reported it gone from each parent, so
 // a later replace drops those rows without reporting the child again.
 func TestReplaceDropsRowsOfDestroyedChildrenQuietly(t *testing.T) {
-	o, m := newORM(t)
+	onEachStore(t, replaceDropsRowsOfDestroyedChildrenQuietly)
+}
+
+func replaceDropsRowsOfDestroyedChildrenQuietly(t *testing.T, o *orm.ORM, m map[string]*model.Model) {
 	ctx := t.Context()
 	red := mustCreate(t, o, m["tag"], map[string]any{"label": "red"})
 	rex := mustCreate(t, o, m["pet"], map[string]any{"name": "rex", "tags": []any{red["id"]}})

@@ -50,26 +50,55 @@ func childIDs(a *model.Attribute, ids []any) ([]any, error) {
 
 // members returns the current member ids of the parent's collection.
 func (o *ORM) members(ctx context.Context, a *model.Attribute, parent any) ([]any, error) {
-	if a.Assoc.Kind == model.HasMany {
-		target := a.Assoc.Target
-		recs, err := o.Find(ctx, target, &criteria.Criteria{
-			Where: &criteria.Cmp{Attr: a.Assoc.Inverse.Name, Op: criteria.Eq, Value: parent},
-			Limit: criteria.Unlimited, Select: []string{target.PrimaryKey},
-		}, nil)
-		if err != nil {
-			return nil, err
-		}
-		return distinct(recs, target.PrimaryKey), nil
-	}
-	join := a.Assoc.Join
-	links, err := o.Find(ctx, join.Model, &criteria.Criteria{
-		Where: &criteria.Cmp{Attr: join.ParentAttr, Op: criteria.Eq, Value: parent},
-		Limit: criteria.Unlimited,
-	}, nil)
+	me, q, attr, err := o.membersQuery(a, parent, nil)
 	if err != nil {
 		return nil, err
 	}
-	return distinct(links, join.ChildAttr), nil
+	rows, err := o.adapter(ctx, me).Find(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("find %s: %w", me.model.Identity, err)
+	}
+	return memberIDs(me, rows, attr), nil
+}
+
+// membersQuery returns the query that reads the member ids of the parent's
+// collection (only those among only, when it is not nil), the entry of the
+// table it reads and the attribute that holds the ids there: the children's
+// key (one-to-many) or the join rows' child.
+func (o *ORM) membersQuery(a *model.Attribute, parent any, only []any) (*entry, *datastore.Query, string, error) {
+	var me *entry
+	var parentAttr, childAttr string
+	if a.Assoc.Kind == model.HasMany {
+		te, err := o.entry(a.Assoc.Target)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		me, parentAttr, childAttr = te, a.Assoc.Inverse.Name, te.model.PrimaryKey
+	} else {
+		join := a.Assoc.Join
+		je, err := o.entry(join.Model)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		me, parentAttr, childAttr = je, join.ParentAttr, join.ChildAttr
+	}
+	var where criteria.Expr = &criteria.Cmp{Attr: parentAttr, Op: criteria.Eq, Value: parent}
+	if only != nil {
+		where = &criteria.And{Exprs: []criteria.Expr{where, &criteria.Cmp{Attr: childAttr, Op: criteria.In, Value: only}}}
+	}
+	return me, me.query(&criteria.Criteria{
+		Where: where, Limit: criteria.Unlimited, Select: []string{childAttr},
+	}), childAttr, nil
+}
+
+// memberIDs returns the distinct ids in attr of the rows a membersQuery
+// read from the table of me.
+func memberIDs(me *entry, rows []datastore.Record, attr string) []any {
+	recs := make([]model.Record, len(rows))
+	for i, row := range rows {
+		recs[i] = me.fromRow(row)
+	}
+	return distinct(recs, attr)
 }
 
 // Replace makes ids exactly the members of the collection alias of the
@@ -90,11 +119,11 @@ func (o *ORM) Replace(ctx context.Context, m *model.Model, alias string, parent 
 	for attempt := 0; ; attempt++ {
 		err = o.InTx(ctx, m.Datastore, func(ctx context.Context) error {
 			cs = changeSet{}
-			have, err := o.lockedMembers(ctx, m, a, pk, union(slices.Clone(want), extra), true, attempt < maxLockAttempts)
+			have, locked, err := o.lockedMembers(ctx, m, a, pk, union(slices.Clone(want), extra), true, attempt < maxLockAttempts)
 			if err != nil {
 				return err
 			}
-			if err := o.requireRecord(ctx, m, pk); err != nil {
+			if err := o.requireLocked(ctx, locked, m, pk); err != nil {
 				return err
 			}
 			var removed []any
@@ -103,11 +132,12 @@ func (o *ORM) Replace(ctx context.Context, m *model.Model, alias string, parent 
 					removed = append(removed, id)
 				}
 			}
-			// One read refuses wanted ids of records that do not exist and
+			// One read (none where the locks already read those rows)
+			// refuses wanted ids of records that do not exist and
 			// finds the join rows a child destroyed without cascadeOnDestroy
 			// left behind: those are dropped without a report, since that
 			// destroy already reported the child gone from this parent.
-			exist, err := o.existing(ctx, a.Assoc.Target, union(slices.Clone(want), removed))
+			exist, err := o.existingLocked(ctx, locked, a.Assoc.Target, union(slices.Clone(want), removed))
 			if err != nil {
 				return err
 			}
@@ -133,7 +163,7 @@ func (o *ORM) Replace(ctx context.Context, m *model.Model, alias string, parent 
 					added = append(added, id)
 				}
 			}
-			return o.apply(ctx, &cs, m, a, pk, added, removed)
+			return o.apply(ctx, &cs, locked, m, a, pk, added, removed)
 		})
 		var late lateMembers
 		if !errors.As(err, &late) {
@@ -174,21 +204,21 @@ func (o *ORM) addOrRemove(ctx context.Context, m *model.Model, alias string, par
 	var cs changeSet
 	err = o.InTx(ctx, m.Datastore, func(ctx context.Context) error {
 		cs = changeSet{}
-		have, err := o.lockedMembers(ctx, m, a, pk, ids, false, false)
+		have, locked, err := o.lockedMembers(ctx, m, a, pk, ids, false, false)
 		if err != nil {
 			return err
 		}
-		if err := o.requireRecord(ctx, m, pk); err != nil {
+		if err := o.requireLocked(ctx, locked, m, pk); err != nil {
 			return err
 		}
-		if err := o.requireRecord(ctx, a.Assoc.Target, id); err != nil {
+		if err := o.requireLocked(ctx, locked, a.Assoc.Target, id); err != nil {
 			return err
 		}
 		switch member := slices.Contains(have, id); {
 		case add && !member:
-			return o.apply(ctx, &cs, m, a, pk, []any{id}, nil)
+			return o.apply(ctx, &cs, locked, m, a, pk, []any{id}, nil)
 		case !add && member:
-			return o.apply(ctx, &cs, m, a, pk, nil, []any{id})
+			return o.apply(ctx, &cs, locked, m, a, pk, nil, []any{id})
 		}
 		return nil
 	})
@@ -203,8 +233,9 @@ func (o *ORM) addOrRemove(ctx context.Context, m *model.Model, alias string, par
 }
 
 // apply writes a computed change of the parent's collection and records it
-// in cs, with the parents the added children are taken from.
-func (o *ORM) apply(ctx context.Context, cs *changeSet, m *model.Model, a *model.Attribute, parent any, added, removed []any) error {
+// in cs, with the parents the added children are taken from (read from
+// locked when lockedMembers read them there).
+func (o *ORM) apply(ctx context.Context, cs *changeSet, locked lockedRows, m *model.Model, a *model.Attribute, parent any, added, removed []any) error {
 	cs.collectionChanged(m, a, parent, added, removed)
 	if len(removed) > 0 {
 		if err := o.unlink(ctx, a, parent, removed); err != nil {
@@ -212,7 +243,7 @@ func (o *ORM) apply(ctx context.Context, cs *changeSet, m *model.Model, a *model
 		}
 	}
 	if len(added) > 0 {
-		if err := o.takeFrom(ctx, cs, m, a, parent, added); err != nil {
+		if err := o.takeFrom(ctx, cs, locked, m, a, parent, added); err != nil {
 			return err
 		}
 		e, err := o.entry(a.Assoc.Target)
@@ -268,23 +299,31 @@ func (o *ORM) unlink(ctx context.Context, a *model.Attribute, parent any, ids []
 // made from the other side of the association locks the same pair of rows,
 // so the two run one after the other and both sides keep agreeing. Rows are
 // locked in one global order (table name, then key) so that such changes
-// never deadlock.
+// never deadlock. It also returns the locked rows (nil when the engine does
+// not lock), which tell which of those records exist and, for a one-to-many
+// collection, which parent each child has: the change needs no other read
+// for that.
 //
 // withMembers is Replace's case; when members joined between the unlocked
 // read and the locks, lockedMembers answers a lateMembers error if canRetry,
 // so the caller rolls back and starts again with them.
-func (o *ORM) lockedMembers(ctx context.Context, m *model.Model, a *model.Attribute, pk any, touched []any, withMembers, canRetry bool) ([]any, error) {
+func (o *ORM) lockedMembers(ctx context.Context, m *model.Model, a *model.Attribute, pk any, touched []any, withMembers, canRetry bool) ([]any, lockedRows, error) {
 	e, err := o.entry(m)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	te, err := o.entry(a.Assoc.Target)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	l, ok := o.adapter(ctx, e).(datastore.Locker)
 	if !ok {
-		return o.members(ctx, a, pk)
+		have, err := o.members(ctx, a, pk)
+		return have, nil, err
+	}
+	var childAttrs []string
+	if a.Assoc.Kind == model.HasMany {
+		childAttrs = []string{a.Assoc.Inverse.Name}
 	}
 	children := slices.Clone(touched)
 	if withMembers {
@@ -292,16 +331,41 @@ func (o *ORM) lockedMembers(ctx context.Context, m *model.Model, a *model.Attrib
 		// joins before the locks are taken is locked after the others.
 		have, err := o.members(ctx, a, pk)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		children = union(children, have)
 	}
-	if err := lockRows(ctx, l, []lockSet{{e, []any{pk}}, {te, children}}); err != nil {
-		return nil, err
+	// The members are read again once the locks are held, in the same
+	// round trip when they live in the same datastore; add and remove only
+	// need to know about the child they touch.
+	var only []any
+	if !withMembers {
+		only = slices.Clip(touched)
 	}
-	have, err := o.members(ctx, a, pk)
-	if err != nil || !withMembers {
-		return have, err
+	me, mq, mattr, err := o.membersQuery(a, pk, only)
+	if err != nil {
+		return nil, nil, err
+	}
+	var reads []*datastore.Query
+	if me.store == e.store {
+		reads = append(reads, mq)
+	}
+	locked, read, err := lockRows(ctx, l, []lockSet{{e, []any{pk}, nil}, {te, children, childAttrs}}, reads...)
+	if err != nil {
+		return nil, nil, err
+	}
+	var have []any
+	if len(read) == 1 {
+		have = memberIDs(me, read[0], mattr)
+	} else {
+		rows, err := o.adapter(ctx, me).Find(ctx, mq)
+		if err != nil {
+			return nil, nil, fmt.Errorf("find %s: %w", me.model.Identity, err)
+		}
+		have = memberIDs(me, rows, mattr)
+	}
+	if !withMembers {
+		return have, locked, nil
 	}
 	var late lateMembers
 	for _, id := range have {
@@ -310,17 +374,20 @@ func (o *ORM) lockedMembers(ctx context.Context, m *model.Model, a *model.Attrib
 		}
 	}
 	if len(late) == 0 {
-		return have, nil
+		return have, locked, nil
 	}
 	if canRetry {
-		return nil, late
+		return nil, nil, late
 	}
 	// Out of retries: lock them now, out of order; PostgreSQL reports the
 	// rare deadlock this may cause rather than hanging.
-	if err := lockRows(ctx, l, []lockSet{{te, late}}); err != nil {
-		return nil, err
+	more, _, err := lockRows(ctx, l, []lockSet{{te, late, childAttrs}})
+	if err != nil {
+		return nil, nil, err
 	}
-	return o.members(ctx, a, pk)
+	locked.merge(more)
+	have, err = o.members(ctx, a, pk)
+	return have, locked, err
 }
 
 // maxLockAttempts bounds how often Replace starts again because members
@@ -336,16 +403,29 @@ func (l lateMembers) Error() string {
 	return fmt.Sprintf("members %s joined before the locks were taken", describeIDs(l))
 }
 
-// lockSet names rows of one table by primary key.
+// lockSet names rows of one table by primary key, and the attributes
+// besides the key to read from them once locked.
 type lockSet struct {
-	e   *entry
-	ids []any
+	e     *entry
+	ids   []any
+	attrs []string
+}
+
+// lockedRows are the rows lockRows locked, by table name and key: a key
+// that is missing names no record, and none can appear before the
+// transaction ends.
+type lockedRows map[string]map[any]model.Record
+
+// row returns the locked record of e with key pk, nil when there is none.
+func (l lockedRows) row(e *entry, pk any) model.Record {
+	return l[e.table.Name][pk]
 }
 
 // lockRows locks the rows of sets table by table in name order (a
 // self-referencing association has both sides in one table, so they are
-// merged), each table's rows in key order.
-func lockRows(ctx context.Context, l datastore.Locker, sets []lockSet) error {
+// merged), each table's rows in key order, and returns them; then it runs
+// reads (see datastore.Locker) and returns their rows too.
+func lockRows(ctx context.Context, l datastore.Locker, sets []lockSet, reads ...*datastore.Query) (lockedRows, [][]datastore.Record, error) {
 	byTable := map[string]*lockSet{}
 	var names []string
 	for _, s := range sets {
@@ -354,26 +434,74 @@ func lockRows(ctx context.Context, l datastore.Locker, sets []lockSet) error {
 		}
 		if have := byTable[s.e.table.Name]; have != nil {
 			have.ids = union(have.ids, s.ids)
+			have.attrs = appendNew(have.attrs, s.attrs)
 			continue
 		}
-		byTable[s.e.table.Name] = &lockSet{s.e, slices.Clone(s.ids)}
+		byTable[s.e.table.Name] = &lockSet{s.e, slices.Clone(s.ids), slices.Clone(s.attrs)}
 		names = append(names, s.e.table.Name)
 	}
 	slices.Sort(names)
-	for _, name := range names {
+	qs := make([]*datastore.Query, len(names))
+	for i, name := range names {
 		s := byTable[name]
 		pk := s.e.model.PrimaryKey
+		cols := []string{s.e.column(pk)}
+		for _, a := range s.attrs {
+			cols = append(cols, s.e.column(a))
+		}
 		where := &criteria.Cmp{Attr: pk, Op: criteria.In, Value: s.ids}
-		err := l.Lock(ctx, &datastore.Query{
-			Table: s.e.table, Limit: criteria.Unlimited,
+		qs[i] = &datastore.Query{
+			Table: s.e.table, Limit: criteria.Unlimited, Select: cols,
 			Where: criteria.Rename(where, s.e.column),
 			Sort:  []criteria.Sort{{Attr: s.e.column(pk)}},
-		})
-		if err != nil {
-			return err
 		}
 	}
-	return nil
+	if len(qs) == 0 && len(reads) == 0 {
+		return lockedRows{}, nil, nil
+	}
+	rows, err := l.Lock(ctx, qs, reads...)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make(lockedRows, len(names))
+	for i, name := range names {
+		s := byTable[name]
+		e := s.e
+		// Every key asked for is present, nil when it names no record.
+		recs := make(map[any]model.Record, len(s.ids))
+		for _, id := range s.ids {
+			recs[id] = nil
+		}
+		for _, row := range rows[i] {
+			rec := e.fromRow(row)
+			recs[rec[e.model.PrimaryKey]] = rec
+		}
+		out[name] = recs
+	}
+	return out, rows[len(qs):], nil
+}
+
+// merge adds the rows of more to l.
+func (l lockedRows) merge(more lockedRows) {
+	for name, recs := range more {
+		if l[name] == nil {
+			l[name] = recs
+			continue
+		}
+		for k, rec := range recs {
+			l[name][k] = rec
+		}
+	}
+}
+
+// appendNew returns list with the names of more it lacks appended.
+func appendNew(list, more []string) []string {
+	for _, s := range more {
+		if !slices.Contains(list, s) {
+			list = append(list, s)
+		}
+	}
+	return list
 }
 
 // union returns a with the elements of b it lacks appended.
@@ -393,9 +521,52 @@ func (o *ORM) requireRecord(ctx context.Context, m *model.Model, pk any) error {
 		return err
 	}
 	if n == 0 {
-		return &model.Error{Kind: model.NotFound, Msg: fmt.Sprintf("no %s record has the primary key %s", m.Identity, model.Describe(pk))}
+		return notFoundRecord(m, pk)
 	}
 	return nil
+}
+
+// notFoundRecord is the NotFound error for a missing record of m.
+func notFoundRecord(m *model.Model, pk any) error {
+	return &model.Error{Kind: model.NotFound, Msg: fmt.Sprintf("no %s record has the primary key %s", m.Identity, model.Describe(pk))}
+}
+
+// requireLocked is requireRecord answered from the rows lockedMembers
+// locked when it locked that record.
+func (o *ORM) requireLocked(ctx context.Context, locked lockedRows, m *model.Model, pk any) error {
+	e, err := o.entry(m)
+	if err != nil {
+		return err
+	}
+	rec, tried := locked[e.table.Name][pk]
+	switch {
+	case !tried:
+		return o.requireRecord(ctx, m, pk)
+	case rec == nil:
+		return notFoundRecord(m, pk)
+	}
+	return nil
+}
+
+// existingLocked is existing answered from the rows lockedMembers locked
+// when it locked all of ids.
+func (o *ORM) existingLocked(ctx context.Context, locked lockedRows, target *model.Model, ids []any) ([]any, error) {
+	te, err := o.entry(target)
+	if err != nil {
+		return nil, err
+	}
+	rows := locked[te.table.Name]
+	out := make([]any, 0, len(ids))
+	for _, id := range ids {
+		rec, tried := rows[id]
+		if !tried {
+			return o.existing(ctx, target, ids)
+		}
+		if rec != nil {
+			out = append(out, id)
+		}
+	}
+	return out, nil
 }
 
 // existing returns those of ids that name records of target.

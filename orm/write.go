@@ -57,7 +57,7 @@ func (o *ORM) Create(ctx context.Context, m *model.Model, in map[string]any) (mo
 				return err
 			}
 			cs.collectionChanged(m, a, id, ids, nil)
-			if err := o.takeFrom(ctx, &cs, m, a, id, ids); err != nil {
+			if err := o.takeFrom(ctx, &cs, nil, m, a, id, ids); err != nil {
 				return err
 			}
 			if err := o.link(ctx, e, a, id, ids); err != nil {
@@ -166,7 +166,7 @@ func (o *ORM) Destroy(ctx context.Context, m *model.Model, pk any) (model.Record
 		// Collection changes lock both records of each pair they touch;
 		// locking this one first keeps them from linking it while it goes.
 		if l, ok := o.adapter(ctx, e).(datastore.Locker); ok {
-			if err := lockRows(ctx, l, []lockSet{{e, []any{pk}}}); err != nil {
+			if _, _, err := lockRows(ctx, l, []lockSet{{e, []any{pk}, nil}}); err != nil {
 				return err
 			}
 		}
@@ -258,7 +258,7 @@ func (o *ORM) checkAssociated(ctx context.Context, m *model.Model, self any, rec
 			return err
 		}
 		checks = append(checks, check{a, ids})
-		locks = append(locks, lockSet{te, ids})
+		locks = append(locks, lockSet{te, ids, nil})
 	}
 	if len(checks) == 0 {
 		return nil
@@ -272,9 +272,9 @@ func (o *ORM) checkAssociated(ctx context.Context, m *model.Model, self any, rec
 	// this check and the write.
 	if l, ok := o.adapter(ctx, e).(datastore.Locker); ok {
 		if self != nil {
-			locks = append(locks, lockSet{e, []any{self}})
+			locks = append(locks, lockSet{e, []any{self}, nil})
 		}
-		if err := lockRows(ctx, l, locks); err != nil {
+		if _, _, err := lockRows(ctx, l, locks); err != nil {
 			return err
 		}
 	}

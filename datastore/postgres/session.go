@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -40,27 +41,49 @@ func (s *session) FindThrough(ctx context.Context, q *datastore.Query, j *datast
 	return recs, nil
 }
 
-// Lock implements datastore.Locker with SELECT ... FOR UPDATE; outside a
-// transaction the lock would end with the statement, so it does nothing there.
-func (s *session) Lock(ctx context.Context, q *datastore.Query) error {
-	if s.tx == nil {
-		return nil
+// Lock implements datastore.Locker with SELECT ... FOR UPDATE, the locks
+// and the reads in one batch so that they cost one round trip; the
+// statements still run, and lock, one after the other. Outside a
+// transaction the lock would end with the statement, so it only reads.
+func (s *session) Lock(ctx context.Context, locks []*datastore.Query, reads ...*datastore.Query) ([][]datastore.Record, error) {
+	suffix := ""
+	if s.tx != nil {
+		suffix = " FOR UPDATE"
 	}
-	sel := *q
-	sel.Select = []string{q.Table.PrimaryKey}
-	st, err := sqlgen.Select(s.d, &sel)
-	if err != nil {
-		return fmt.Errorf("lock: %w", err)
+	b := &pgx.Batch{}
+	qs := append(slices.Clip(locks), reads...)
+	stmts := make([]sqlgen.Stmt, len(qs))
+	for i, q := range qs {
+		sel, lock := *q, i < len(locks)
+		if lock && len(sel.Select) == 0 {
+			sel.Select = []string{q.Table.PrimaryKey}
+		}
+		st, err := sqlgen.Select(s.d, &sel)
+		if err != nil {
+			return nil, fmt.Errorf("lock: %w", err)
+		}
+		stmts[i] = st
+		if lock {
+			st.SQL += suffix
+		}
+		b.Queue(st.SQL, st.Args...)
 	}
-	rows, err := s.q.Query(ctx, st.SQL+" FOR UPDATE", st.Args...)
-	if err != nil {
-		return fmt.Errorf("lock %s: %w", q.Table.Name, err)
+	br := s.q.SendBatch(ctx, b)
+	out := make([][]datastore.Record, len(qs))
+	for i, st := range stmts {
+		rows, err := br.Query()
+		if err == nil {
+			out[i], err = scan(rows, st.Columns)
+		}
+		if err != nil {
+			br.Close()
+			return nil, fmt.Errorf("lock %s: %w", qs[i].Table.Name, err)
+		}
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("lock %s: %w", q.Table.Name, err)
+	if err := br.Close(); err != nil {
+		return nil, fmt.Errorf("lock: %w", err)
 	}
-	return nil
+	return out, nil
 }
 
 // Count implements datastore.Adapter.
