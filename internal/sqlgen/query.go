@@ -70,18 +70,7 @@ func Select(d *Dialect, q *datastore.Query) (Stmt, error) {
 		if err := b.whereClause(q.Where); err != nil {
 			return Stmt{}, err
 		}
-		b.str(") AS ")
-		b.ident("__skiff_p")
-		b.str(" WHERE ")
-		b.ident(rowNumber)
-		b.str(" > ")
-		b.param(q.Skip)
-		if q.Limit < criteria.Unlimited {
-			b.str(" AND ")
-			b.ident(rowNumber)
-			b.str(" <= ")
-			b.param(q.Skip + q.Limit)
-		}
+		b.partitionPage(q.Skip, q.Limit)
 		b.str(" ")
 		if err := b.orderBy(q.Sort); err != nil {
 			return Stmt{}, err
@@ -111,6 +100,23 @@ func Select(d *Dialect, q *datastore.Query) (Stmt, error) {
 
 // limit writes a LIMIT clause of n rows, as a number when the dialect
 // wants it (Dialect.LiteralLimit), else as a parameter.
+// partitionPage closes a subquery that numbers the rows of each partition
+// and keeps, in every partition, the rows after skip up to limit of them.
+func (b *builder) partitionPage(skip, limit int64) {
+	b.str(") AS ")
+	b.ident("__skiff_p")
+	b.str(" WHERE ")
+	b.ident(rowNumber)
+	b.str(" > ")
+	b.param(skip)
+	if limit < criteria.Unlimited {
+		b.str(" AND ")
+		b.ident(rowNumber)
+		b.str(" <= ")
+		b.param(skip + limit)
+	}
+}
+
 func (b *builder) limit(n int64) {
 	b.str(" LIMIT ")
 	if b.d.LiteralLimit {
@@ -499,18 +505,7 @@ func SelectThrough(d *Dialect, q *datastore.Query, j *datastore.Through) (Stmt, 
 	if err != nil {
 		return Stmt{}, err
 	}
-	b.str(") AS ")
-	b.ident("__skiff_p")
-	b.str(" WHERE ")
-	b.ident(rowNumber)
-	b.str(" > ")
-	b.param(q.Skip)
-	if q.Limit < criteria.Unlimited {
-		b.str(" AND ")
-		b.ident(rowNumber)
-		b.str(" <= ")
-		b.param(q.Skip + q.Limit)
-	}
+	b.partitionPage(q.Skip, q.Limit)
 	b.str(" ORDER BY ")
 	b.ident(datastore.ParentKey)
 	b.str(" ASC")
