@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/skiffhq/skiff/datastore"
-	"github.com/skiffhq/skiff/datastore/postgres"
-	"github.com/skiffhq/skiff/internal/testenv"
 	"github.com/skiffhq/skiff/model"
 	"github.com/skiffhq/skiff/orm"
 )
@@ -16,15 +14,7 @@ import (
 // (see internal/testenv): collection changes read the rows they lock on an
 // engine that locks, and read them separately on one that does not.
 func onEachStore(t *testing.T, fn func(t *testing.T, o *orm.ORM, m map[string]*model.Model)) {
-	t.Run("sqlite", func(t *testing.T) {
-		o, m := newORM(t)
-		fn(t, o, m)
-	})
-	t.Run("postgres", func(t *testing.T) {
-		db, err := postgres.Open(t.Context(), datastore.Config{Name: "default", URL: testenv.Postgres(t)})
-		if err != nil {
-			t.Fatal(err)
-		}
+	onEachAdapter(t, func(t *testing.T, db datastore.Adapter) {
 		o, m := newORMOn(t, db)
 		fn(t, o, m)
 	})

@@ -8,8 +8,6 @@ import (
 
 	"github.com/skiffhq/skiff/criteria"
 	"github.com/skiffhq/skiff/datastore"
-	"github.com/skiffhq/skiff/datastore/postgres"
-	"github.com/skiffhq/skiff/internal/testenv"
 	"github.com/skiffhq/skiff/model"
 	"github.com/skiffhq/skiff/orm"
 )
@@ -18,15 +16,8 @@ import (
 // the same parents at once, then checks that both sides of every
 // association agree and that no join row is duplicated.
 func TestConcurrentCollectionChanges(t *testing.T) {
-	t.Run("sqlite", func(t *testing.T) { concurrentCollectionChanges(t, newORM) })
-	t.Run("postgres", func(t *testing.T) {
-		concurrentCollectionChanges(t, func(t *testing.T) (*orm.ORM, map[string]*model.Model) {
-			db, err := postgres.Open(t.Context(), datastore.Config{Name: "default", URL: testenv.Postgres(t)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return newORMOn(t, db)
-		})
+	onEachAdapter(t, func(t *testing.T, db datastore.Adapter) {
+		concurrentCollectionChanges(t, func(t *testing.T) (*orm.ORM, map[string]*model.Model) { return newORMOn(t, db) })
 	})
 }
 
@@ -111,15 +102,8 @@ func concurrentCollectionChanges(t *testing.T, open func(*testing.T) (*orm.ORM, 
 // goroutines add them to pets or create pets with them, then checks that no join row names a tag
 // that is gone.
 func TestConcurrentDestroyAndAdd(t *testing.T) {
-	t.Run("sqlite", func(t *testing.T) { concurrentDestroyAndAdd(t, newORM) })
-	t.Run("postgres", func(t *testing.T) {
-		concurrentDestroyAndAdd(t, func(t *testing.T) (*orm.ORM, map[string]*model.Model) {
-			db, err := postgres.Open(t.Context(), datastore.Config{Name: "default", URL: testenv.Postgres(t)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return newORMOn(t, db)
-		})
+	onEachAdapter(t, func(t *testing.T, db datastore.Adapter) {
+		concurrentDestroyAndAdd(t, func(t *testing.T) (*orm.ORM, map[string]*model.Model) { return newORMOn(t, db) })
 	})
 }
 

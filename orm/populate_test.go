@@ -8,9 +8,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/skiffhq/skiff/criteria"
 	"github.com/skiffhq/skiff/datastore"
-	"github.com/skiffhq/skiff/datastore/postgres"
-	"github.com/skiffhq/skiff/datastore/sqlite"
-	"github.com/skiffhq/skiff/internal/testenv"
 	"github.com/skiffhq/skiff/model"
 	"github.com/skiffhq/skiff/orm"
 )
@@ -31,20 +28,7 @@ func (l linksOnly) InTx(ctx context.Context, fn func(ctx context.Context, tx dat
 // rows and then the children answers, for every kind of subcriteria, on
 // the plain path and on the per-parent window path.
 func TestPopulateThroughJoin(t *testing.T) {
-	t.Run("sqlite", func(t *testing.T) {
-		db, err := sqlite.Open(t.Context(), datastore.Config{Name: "default", URL: ":memory:"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		populateThroughJoin(t, db)
-	})
-	t.Run("postgres", func(t *testing.T) {
-		db, err := postgres.Open(t.Context(), datastore.Config{Name: "default", URL: testenv.Postgres(t)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		populateThroughJoin(t, db)
-	})
+	onEachAdapter(t, populateThroughJoin)
 }
 
 func populateThroughJoin(t *testing.T, db datastore.Adapter) {
@@ -126,20 +110,7 @@ func populateThroughJoin(t *testing.T, db datastore.Adapter) {
 // child: its undeclared keys come back, and filters and sorts on them work
 // with the join table beside it.
 func TestPopulateThroughJoinSchemaless(t *testing.T) {
-	t.Run("sqlite", func(t *testing.T) {
-		db, err := sqlite.Open(t.Context(), datastore.Config{Name: "default", URL: ":memory:"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		populateThroughJoinSchemaless(t, db)
-	})
-	t.Run("postgres", func(t *testing.T) {
-		db, err := postgres.Open(t.Context(), datastore.Config{Name: "default", URL: testenv.Postgres(t)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		populateThroughJoinSchemaless(t, db)
-	})
+	onEachAdapter(t, populateThroughJoinSchemaless)
 }
 
 func populateThroughJoinSchemaless(t *testing.T, db datastore.Adapter) {

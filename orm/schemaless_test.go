@@ -30,23 +30,6 @@ func noteModel(t *testing.T, extra map[string]any) *model.Model {
 	return m
 }
 
-func schemalessORM(t *testing.T, db datastore.Adapter, m *model.Model) *orm.ORM {
-	t.Helper()
-	schema, err := model.NewSchema([]*model.Model{m})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	o, err := orm.New(schema, map[string]datastore.Adapter{"default": db})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := o.Migrate(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	return o
-}
-
 func TestSchemaless(t *testing.T) {
 	engines := []struct {
 		name string
@@ -74,7 +57,7 @@ func TestSchemaless(t *testing.T) {
 
 func testSchemaless(t *testing.T, db datastore.Adapter) {
 	m := noteModel(t, nil)
-	o := schemalessORM(t, db, m)
+	o := migrated(t, db, m)
 	ctx := t.Context()
 	if o.Table("note").Column(orm.ExtraColumn) == nil {
 		t.Fatalf("table of a schemaless model has no %s column", orm.ExtraColumn)
@@ -196,7 +179,7 @@ func TestSchemalessDeclaredAttributeWins(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := noteModel(t, nil)
-	o := schemalessORM(t, db, m)
+	o := migrated(t, db, m)
 	rec := mustCreate(t, o, m, map[string]any{"title": "t", "rank": "high"})
 
 	// The model now declares rank: the old undeclared value is hidden.

@@ -8,9 +8,6 @@ import (
 
 	"github.com/skiffhq/skiff/criteria"
 	"github.com/skiffhq/skiff/datastore"
-	"github.com/skiffhq/skiff/datastore/postgres"
-	"github.com/skiffhq/skiff/datastore/sqlite"
-	"github.com/skiffhq/skiff/internal/testenv"
 	"github.com/skiffhq/skiff/model"
 	"github.com/skiffhq/skiff/orm"
 )
@@ -19,20 +16,7 @@ import (
 // join model: add, remove and replace from either side write join records
 // the join model itself reads back, and both sides see them at once.
 func TestThroughCollections(t *testing.T) {
-	t.Run("sqlite", func(t *testing.T) {
-		db, err := sqlite.Open(t.Context(), datastore.Config{Name: "default", URL: ":memory:"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		throughCollections(t, db)
-	})
-	t.Run("postgres", func(t *testing.T) {
-		db, err := postgres.Open(t.Context(), datastore.Config{Name: "default", URL: testenv.Postgres(t)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		throughCollections(t, db)
-	})
+	onEachAdapter(t, throughCollections)
 }
 
 func throughCollections(t *testing.T, db datastore.Adapter) {
