@@ -57,6 +57,13 @@ func newORMOn(t *testing.T, db datastore.Adapter) (*orm.ORM, map[string]*model.M
 func migrated(t *testing.T, db datastore.Adapter, models ...*model.Model) *orm.ORM {
 	t.Helper()
 	t.Cleanup(func() { db.Close() })
+	return remigrated(t, db, models...)
+}
+
+// remigrated is migrated for a db that is closed elsewhere: a second ORM
+// over the same tables, as after an app restart with changed models.
+func remigrated(t *testing.T, db datastore.Adapter, models ...*model.Model) *orm.ORM {
+	t.Helper()
 	schema, err := model.NewSchema(models)
 	if err != nil {
 		t.Fatal(err)

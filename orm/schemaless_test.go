@@ -185,17 +185,7 @@ func TestSchemalessDeclaredAttributeWins(t *testing.T) {
 	// The model now declares rank: the old undeclared value is hidden.
 	m2 := noteModel(t, map[string]any{"rank": "number"})
 	m2.Migrate = model.MigrateAlter
-	schema, err := model.NewSchema([]*model.Model{m2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	o2, err := orm.New(schema, map[string]datastore.Adapter{"default": db})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := o2.Migrate(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	o2 := remigrated(t, db, m2)
 	got, err := o2.FindByPK(t.Context(), m2, rec["id"], nil)
 	if err != nil {
 		t.Fatal(err)
@@ -226,18 +216,7 @@ func TestSchemalessMigrate(t *testing.T) {
 		t.Helper()
 		m := noteModel(t, nil)
 		m.Schema, m.Migrate = !schemaless, mode
-		schema, err := model.NewSchema([]*model.Model{m})
-		if err != nil {
-			t.Fatal(err)
-		}
-		o, err := orm.New(schema, map[string]datastore.Adapter{"default": db})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := o.Migrate(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-		return o, m
+		return remigrated(t, db, m), m
 	}
 	o, m := open(false, model.MigrateDrop)
 	old := mustCreate(t, o, m, map[string]any{"title": "old", "color": "dropped"})

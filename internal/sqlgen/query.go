@@ -85,16 +85,7 @@ func Select(d *Dialect, q *datastore.Query) (Stmt, error) {
 	if err := b.orderBy(q.Sort); err != nil {
 		return Stmt{}, err
 	}
-	switch {
-	case q.Limit < criteria.Unlimited:
-		b.limit(q.Limit)
-	case q.Skip > 0 && d.OffsetOnlyLimit != "":
-		b.str(" LIMIT " + d.OffsetOnlyLimit)
-	}
-	if q.Skip > 0 {
-		b.str(" OFFSET ")
-		b.param(q.Skip)
-	}
+	b.page(q.Skip, q.Limit)
 	return b.stmt(cols), nil
 }
 
@@ -114,6 +105,22 @@ func (b *builder) partitionPage(skip, limit int64) {
 		b.ident(rowNumber)
 		b.str(" <= ")
 		b.param(skip + limit)
+	}
+}
+
+// page writes the LIMIT and OFFSET that keep the rows after skip, up to
+// limit of them; a dialect that cannot write OFFSET alone gets its
+// OffsetOnlyLimit.
+func (b *builder) page(skip, limit int64) {
+	switch {
+	case limit < criteria.Unlimited:
+		b.limit(limit)
+	case skip > 0 && b.d.OffsetOnlyLimit != "":
+		b.str(" LIMIT " + b.d.OffsetOnlyLimit)
+	}
+	if skip > 0 {
+		b.str(" OFFSET ")
+		b.param(skip)
 	}
 }
 
@@ -476,16 +483,7 @@ func SelectThrough(d *Dialect, q *datastore.Query, j *datastore.Through) (Stmt, 
 			return Stmt{}, err
 		}
 		b.qual = ""
-		switch {
-		case q.Limit < criteria.Unlimited:
-			b.limit(q.Limit)
-		case q.Skip > 0 && d.OffsetOnlyLimit != "":
-			b.str(" LIMIT " + d.OffsetOnlyLimit)
-		}
-		if q.Skip > 0 {
-			b.str(" OFFSET ")
-			b.param(q.Skip)
-		}
+		b.page(q.Skip, q.Limit)
 		return b.stmt(out), nil
 	}
 	b.str("SELECT ")
