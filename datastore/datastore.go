@@ -183,18 +183,54 @@ type Adapter interface {
 }
 
 // Locker is an optional capability of the Adapter an InTx callback
-// receives: Lock locks the rows each of locks matches, query after query,
-// until the transaction ends, so concurrent transactions that lock the same
-// rows run one after the other. It returns each query's rows as they are
-// once locked, with the columns the query selects (its table's primary key
-// when Select is empty): the caller learns which rows exist, and their
-// values, without reading them again. Then it runs reads, as Find would,
-// after the locks are held, and returns their rows after those of locks:
-// an engine that can sends it all in one round trip. Adapters whose
-// transactions are already serialised (SQLite's single writer) need not
-// implement it.
+// receives: Lock locks the rows of each of locks, lock after lock, until
+// the transaction ends, so concurrent transactions that lock the same rows
+// run one after the other. It returns each lock's rows as they are once
+// locked, with the columns its query selects (its table's primary key when
+// Select is empty): the caller learns which rows exist, and their values,
+// without reading them again. Then it runs reads, as Find would, after the
+// locks are held, and returns their rows after those of locks: an engine
+// that can sends it all in one round trip. Adapters whose transactions are
+// already serialised (SQLite's single writer) need not implement it.
 type Locker interface {
-	Lock(ctx context.Context, locks []*Query, reads ...*Query) ([][]Record, error)
+	Lock(ctx context.Context, locks []Lock, reads ...*Query) ([][]Record, error)
+}
+
+// A Lock names rows for Locker to lock, in primary key order: those Query
+// matches and, when Linked is set, those of Query's table that the join
+// table Linked links to one of Linked.Parents when the lock is taken (the
+// members of many-to-many collections). Query's Skip, Limit and
+// PartitionBy must be unset.
+type Lock struct {
+	Query  *Query
+	Linked *Through
+	// NoWait makes Lock fail with ErrLockBusy, rather than wait, when
+	// another transaction holds one of the rows; the transaction can then
+	// only roll back.
+	NoWait bool
+}
+
+// ErrLockBusy is the error (wrapped) of a Lock with NoWait that found a
+// row locked by another transaction.
+var ErrLockBusy = errors.New("datastore: row locked by another transaction")
+
+// Deferrer is an optional capability of the Adapter an InTx callback
+// receives: writes whose rows the caller does not need are queued instead
+// of sent, and travel with the transaction's next statement or with its
+// commit. A change ending in several writes then costs one round trip to
+// the server, and the locks it holds are released that much sooner.
+//
+// The writes run in the order they were made, before anything the
+// transaction runs after them, so later reads see them. An error one of
+// them causes is returned by the call that sends it (a later read, or InTx
+// at commit), as the write itself would have returned it; since an error
+// rolls the transaction back, nothing it did survives either way. Outside
+// a transaction, or for an Update or Destroy with Fetch set, the write runs
+// at once.
+type Deferrer interface {
+	DeferCreate(ctx context.Context, t *Table, recs []Record) error
+	DeferUpdate(ctx context.Context, q *Query, values Record) error
+	DeferDestroy(ctx context.Context, q *Query) error
 }
 
 // UniqueError reports a unique-constraint violation (Waterline E_UNIQUE).

@@ -116,10 +116,16 @@ func (o *ORM) Replace(ctx context.Context, m *model.Model, alias string, parent 
 	}
 	var cs changeSet
 	var extra []any
+	// Parent first needs a transaction of its own: one it joined may hold
+	// locks already, and waiting for the parent's would break the order.
+	mode := lockOrdered
+	if ctx.Value(txKey{m.Datastore}) == nil {
+		mode = lockParentFirst
+	}
 	for attempt := 0; ; attempt++ {
 		err = o.InTx(ctx, m.Datastore, func(ctx context.Context) error {
 			cs = changeSet{}
-			have, locked, err := o.lockedMembers(ctx, m, a, pk, union(slices.Clone(want), extra), true, attempt < maxLockAttempts)
+			have, locked, err := o.lockedMembers(ctx, m, a, pk, union(slices.Clone(want), extra), mode, attempt < maxLockAttempts)
 			if err != nil {
 				return err
 			}
@@ -165,6 +171,12 @@ func (o *ORM) Replace(ctx context.Context, m *model.Model, alias string, parent 
 			}
 			return o.apply(ctx, &cs, locked, m, a, pk, added, removed)
 		})
+		if mode == lockParentFirst && errors.Is(err, datastore.ErrLockBusy) {
+			// Another change holds a child: take the locks in the
+			// global order instead, which waits without deadlocking.
+			mode = lockOrdered
+			continue
+		}
 		var late lateMembers
 		if !errors.As(err, &late) {
 			break
@@ -204,7 +216,7 @@ func (o *ORM) addOrRemove(ctx context.Context, m *model.Model, alias string, par
 	var cs changeSet
 	err = o.InTx(ctx, m.Datastore, func(ctx context.Context) error {
 		cs = changeSet{}
-		have, locked, err := o.lockedMembers(ctx, m, a, pk, ids, false, false)
+		have, locked, err := o.lockedMembers(ctx, m, a, pk, ids, lockTouched, false)
 		if err != nil {
 			return err
 		}
@@ -272,7 +284,7 @@ func (o *ORM) unlink(ctx context.Context, a *model.Attribute, parent any, ids []
 			&criteria.Cmp{Attr: via.Name, Op: criteria.Eq, Value: parent},
 			&criteria.Cmp{Attr: te.model.PrimaryKey, Op: criteria.In, Value: ids},
 		}}
-		_, err = o.adapter(ctx, te).Update(ctx, &datastore.Query{
+		err = updateLater(ctx, o.adapter(ctx, te), &datastore.Query{
 			Table: te.table, Limit: criteria.Unlimited, Where: criteria.Rename(where, te.column),
 		}, te.toRow(model.Record{via.Name: nil}))
 		return err
@@ -286,11 +298,32 @@ func (o *ORM) unlink(ctx context.Context, a *model.Attribute, parent any, ids []
 		&criteria.Cmp{Attr: join.ParentAttr, Op: criteria.Eq, Value: parent},
 		&criteria.Cmp{Attr: join.ChildAttr, Op: criteria.In, Value: ids},
 	}}
-	_, err = o.adapter(ctx, je).Destroy(ctx, &datastore.Query{
+	err = destroyLater(ctx, o.adapter(ctx, je), &datastore.Query{
 		Table: je.table, Limit: criteria.Unlimited, Where: criteria.Rename(where, je.column),
 	})
 	return err
 }
+
+// lockMode is how lockedMembers takes its locks.
+type lockMode uint8
+
+const (
+	// lockTouched locks the parent and the touched children in the
+	// global order, and reads only the touched children's membership: add
+	// and remove.
+	lockTouched lockMode = iota
+	// lockOrdered reads the members without locks, then locks the parent,
+	// the touched children and those members in the global order:
+	// replace, when it cannot go parent first.
+	lockOrdered
+	// lockParentFirst locks the parent, waiting for it, then without
+	// waiting the touched children and the members, which the locking
+	// statement reads itself: replace, one round trip instead of two, and
+	// no race with a change that moved members meanwhile (every change of
+	// the collection locks the parent). It may only wait for the parent
+	// while it holds no other lock, that is in a transaction of its own.
+	lockParentFirst
+)
 
 // lockedMembers returns the members of the parent's collection, read after
 // locking (on engines whose transactions run concurrently) the parent's row
@@ -298,16 +331,19 @@ func (o *ORM) unlink(ctx context.Context, a *model.Attribute, parent any, ids []
 // and with all the current members too when they may be removed. A change
 // made from the other side of the association locks the same pair of rows,
 // so the two run one after the other and both sides keep agreeing. Rows are
-// locked in one global order (table name, then key) so that such changes
+// locked in one global order (table name, then key), or parent first with
+// the others taken without waiting (see lockMode), so that such changes
 // never deadlock. It also returns the locked rows (nil when the engine does
 // not lock), which tell which of those records exist and, for a one-to-many
 // collection, which parent each child has: the change needs no other read
 // for that.
 //
-// withMembers is Replace's case; when members joined between the unlocked
-// read and the locks, lockedMembers answers a lateMembers error if canRetry,
-// so the caller rolls back and starts again with them.
-func (o *ORM) lockedMembers(ctx context.Context, m *model.Model, a *model.Attribute, pk any, touched []any, withMembers, canRetry bool) ([]any, lockedRows, error) {
+// When the members include some that were not locked (they joined after
+// the unlocked read of lockOrdered, or, with lockParentFirst, through a
+// write that does not lock the parent, or they are links to destroyed
+// children), lockedMembers answers a lateMembers error if canRetry, so the
+// caller rolls back and starts again with them.
+func (o *ORM) lockedMembers(ctx context.Context, m *model.Model, a *model.Attribute, pk any, touched []any, mode lockMode, canRetry bool) ([]any, lockedRows, error) {
 	e, err := o.entry(m)
 	if err != nil {
 		return nil, nil, err
@@ -325,21 +361,11 @@ func (o *ORM) lockedMembers(ctx context.Context, m *model.Model, a *model.Attrib
 	if a.Assoc.Kind == model.HasMany {
 		childAttrs = []string{a.Assoc.Inverse.Name}
 	}
-	children := slices.Clone(touched)
-	if withMembers {
-		// A first read without locks tells which members to lock; one that
-		// joins before the locks are taken is locked after the others.
-		have, err := o.members(ctx, a, pk)
-		if err != nil {
-			return nil, nil, err
-		}
-		children = union(children, have)
-	}
 	// The members are read again once the locks are held, in the same
 	// round trip when they live in the same datastore; add and remove only
 	// need to know about the child they touch.
 	var only []any
-	if !withMembers {
+	if mode == lockTouched {
 		only = slices.Clip(touched)
 	}
 	me, mq, mattr, err := o.membersQuery(a, pk, only)
@@ -350,7 +376,40 @@ func (o *ORM) lockedMembers(ctx context.Context, m *model.Model, a *model.Attrib
 	if me.store == e.store {
 		reads = append(reads, mq)
 	}
-	locked, read, err := lockRows(ctx, l, []lockSet{{e, []any{pk}, nil}, {te, children, childAttrs}}, reads...)
+	if mode == lockParentFirst && !o.sameStore(e, a) {
+		// The members are read by the locking statement itself.
+		mode = lockOrdered
+	}
+	children := slices.Clone(touched)
+	var locked lockedRows
+	var read [][]datastore.Record
+	if mode == lockParentFirst {
+		kids := lockSet{e: te, ids: children, attrs: childAttrs, noWait: true}
+		if a.Assoc.Kind == model.HasMany {
+			kids.or = &criteria.Cmp{Attr: a.Assoc.Inverse.Name, Op: criteria.Eq, Value: pk}
+		} else {
+			join := a.Assoc.Join
+			je, err := o.entry(join.Model)
+			if err != nil {
+				return nil, nil, err
+			}
+			kids.linked = &datastore.Through{
+				Table: je.table, ParentColumn: je.column(join.ParentAttr), ChildColumn: je.column(join.ChildAttr),
+				Parents: []any{pk},
+			}
+		}
+		locked, read, err = runLocks(ctx, l, []lockSet{{e: e, ids: []any{pk}}, kids}, reads...)
+	} else {
+		if mode == lockOrdered {
+			// A first read without locks tells which members to lock.
+			have, err := o.members(ctx, a, pk)
+			if err != nil {
+				return nil, nil, err
+			}
+			children = union(children, have)
+		}
+		locked, read, err = lockRows(ctx, l, []lockSet{{e: e, ids: []any{pk}}, {e: te, ids: children, attrs: childAttrs}}, reads...)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -364,12 +423,12 @@ func (o *ORM) lockedMembers(ctx context.Context, m *model.Model, a *model.Attrib
 		}
 		have = memberIDs(me, rows, mattr)
 	}
-	if !withMembers {
+	if mode == lockTouched {
 		return have, locked, nil
 	}
 	var late lateMembers
 	for _, id := range have {
-		if !slices.Contains(children, id) {
+		if _, ok := locked[te.table.Name][id]; !ok {
 			late = append(late, id)
 		}
 	}
@@ -379,9 +438,10 @@ func (o *ORM) lockedMembers(ctx context.Context, m *model.Model, a *model.Attrib
 	if canRetry {
 		return nil, nil, late
 	}
-	// Out of retries: lock them now, out of order; PostgreSQL reports the
-	// rare deadlock this may cause rather than hanging.
-	more, _, err := lockRows(ctx, l, []lockSet{{te, late, childAttrs}})
+	// Out of retries: lock them now, out of order; going parent first they
+	// are taken without waiting, else PostgreSQL reports the rare deadlock
+	// this may cause rather than hanging.
+	more, _, err := runLocks(ctx, l, []lockSet{{e: te, ids: late, attrs: childAttrs, noWait: mode == lockParentFirst}})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -390,13 +450,27 @@ func (o *ORM) lockedMembers(ctx context.Context, m *model.Model, a *model.Attrib
 	return have, locked, err
 }
 
+// sameStore reports whether the collection a of e's model, its children
+// and its join table, if any, live in e's datastore.
+func (o *ORM) sameStore(e *entry, a *model.Attribute) bool {
+	te := o.entries[a.Assoc.Target.Identity]
+	if te == nil || te.store != e.store {
+		return false
+	}
+	if a.Assoc.Join == nil {
+		return true
+	}
+	je := o.entries[a.Assoc.Join.Model.Identity]
+	return je != nil && je.store == e.store
+}
+
 // maxLockAttempts bounds how often Replace starts again because members
 // joined between its first read and its locks.
 const maxLockAttempts = 5
 
-// lateMembers aborts a transaction whose locks miss members that joined
-// the collection after the unlocked read: taking their locks now would
-// break the global lock order, so the change starts again with them.
+// lateMembers aborts a transaction whose locks miss members of the
+// collection: taking their locks now could break the lock order, so the
+// change starts again with them.
 type lateMembers []any
 
 func (l lateMembers) Error() string {
@@ -409,6 +483,12 @@ type lockSet struct {
 	e     *entry
 	ids   []any
 	attrs []string
+	// or and linked add rows to those ids names: those or matches, and
+	// those linked through a join table (see datastore.Lock).
+	or     criteria.Expr
+	linked *datastore.Through
+	// noWait fails with datastore.ErrLockBusy instead of waiting.
+	noWait bool
 }
 
 // lockedRows are the rows lockRows locked, by table name and key: a key
@@ -437,48 +517,90 @@ func lockRows(ctx context.Context, l datastore.Locker, sets []lockSet, reads ...
 			have.attrs = appendNew(have.attrs, s.attrs)
 			continue
 		}
-		byTable[s.e.table.Name] = &lockSet{s.e, slices.Clone(s.ids), slices.Clone(s.attrs)}
+		byTable[s.e.table.Name] = &lockSet{e: s.e, ids: slices.Clone(s.ids), attrs: slices.Clone(s.attrs)}
 		names = append(names, s.e.table.Name)
 	}
 	slices.Sort(names)
-	qs := make([]*datastore.Query, len(names))
+	ordered := make([]lockSet, len(names))
 	for i, name := range names {
-		s := byTable[name]
-		pk := s.e.model.PrimaryKey
-		cols := []string{s.e.column(pk)}
-		for _, a := range s.attrs {
-			cols = append(cols, s.e.column(a))
+		ordered[i] = *byTable[name]
+	}
+	return runLocks(ctx, l, ordered, reads...)
+}
+
+// runLocks locks the rows of sets, set after set, each set's rows in key
+// order, and returns them; then it runs reads and returns their rows too.
+func runLocks(ctx context.Context, l datastore.Locker, sets []lockSet, reads ...*datastore.Query) (lockedRows, [][]datastore.Record, error) {
+	locks := make([]datastore.Lock, 0, len(sets))
+	kept := make([]lockSet, 0, len(sets))
+	for _, s := range sets {
+		lk, err := s.lock()
+		if err != nil {
+			return nil, nil, err
 		}
-		where := &criteria.Cmp{Attr: pk, Op: criteria.In, Value: s.ids}
-		qs[i] = &datastore.Query{
-			Table: s.e.table, Limit: criteria.Unlimited, Select: cols,
-			Where: criteria.Rename(where, s.e.column),
-			Sort:  []criteria.Sort{{Attr: s.e.column(pk)}},
+		if lk.Query != nil {
+			locks, kept = append(locks, lk), append(kept, s)
 		}
 	}
-	if len(qs) == 0 && len(reads) == 0 {
+	if len(locks) == 0 && len(reads) == 0 {
 		return lockedRows{}, nil, nil
 	}
-	rows, err := l.Lock(ctx, qs, reads...)
+	rows, err := l.Lock(ctx, locks, reads...)
 	if err != nil {
 		return nil, nil, err
 	}
-	out := make(lockedRows, len(names))
-	for i, name := range names {
-		s := byTable[name]
+	out := make(lockedRows, len(kept))
+	for i, s := range kept {
 		e := s.e
 		// Every key asked for is present, nil when it names no record.
-		recs := make(map[any]model.Record, len(s.ids))
+		recs := out[e.table.Name]
+		if recs == nil {
+			recs = make(map[any]model.Record, len(s.ids))
+			out[e.table.Name] = recs
+		}
 		for _, id := range s.ids {
-			recs[id] = nil
+			if _, ok := recs[id]; !ok {
+				recs[id] = nil
+			}
 		}
 		for _, row := range rows[i] {
 			rec := e.fromRow(row)
 			recs[rec[e.model.PrimaryKey]] = rec
 		}
-		out[name] = recs
 	}
-	return out, rows[len(qs):], nil
+	return out, rows[len(locks):], nil
+}
+
+// lock returns the datastore.Lock of s, with no Query when s names no row.
+func (s *lockSet) lock() (datastore.Lock, error) {
+	e := s.e
+	pk := e.model.PrimaryKey
+	var where criteria.Expr
+	if len(s.ids) > 0 {
+		where = &criteria.Cmp{Attr: pk, Op: criteria.In, Value: s.ids}
+	}
+	if s.or != nil {
+		if where == nil {
+			where = s.or
+		} else {
+			where = &criteria.Or{Exprs: []criteria.Expr{where, s.or}}
+		}
+	}
+	if where == nil && s.linked == nil {
+		return datastore.Lock{}, nil
+	}
+	cols := []string{e.column(pk)}
+	for _, a := range s.attrs {
+		cols = append(cols, e.column(a))
+	}
+	q := &datastore.Query{
+		Table: e.table, Limit: criteria.Unlimited, Select: cols,
+		Sort: []criteria.Sort{{Attr: e.column(pk)}},
+	}
+	if where != nil {
+		q.Where = criteria.Rename(where, e.column)
+	}
+	return datastore.Lock{Query: q, Linked: s.linked, NoWait: s.noWait}, nil
 }
 
 // merge adds the rows of more to l.

@@ -166,7 +166,7 @@ func (o *ORM) Destroy(ctx context.Context, m *model.Model, pk any) (model.Record
 		// Collection changes lock both records of each pair they touch;
 		// locking this one first keeps them from linking it while it goes.
 		if l, ok := o.adapter(ctx, e).(datastore.Locker); ok {
-			if _, _, err := lockRows(ctx, l, []lockSet{{e, []any{pk}, nil}}); err != nil {
+			if _, _, err := lockRows(ctx, l, []lockSet{{e: e, ids: []any{pk}}}); err != nil {
 				return err
 			}
 		}
@@ -189,10 +189,9 @@ func (o *ORM) Destroy(ctx context.Context, m *model.Model, pk any) (model.Record
 				return err
 			}
 		}
-		_, err := o.adapter(ctx, e).Destroy(ctx, &datastore.Query{
+		return destroyLater(ctx, o.adapter(ctx, e), &datastore.Query{
 			Table: e.table, Where: criteria.Rename(pkWhere(m, pk), e.column), Limit: criteria.Unlimited,
 		})
-		return err
 	})
 	if err != nil {
 		return nil, nil, wrap("destroy", m, err)
@@ -258,7 +257,7 @@ func (o *ORM) checkAssociated(ctx context.Context, m *model.Model, self any, rec
 			return err
 		}
 		checks = append(checks, check{a, ids})
-		locks = append(locks, lockSet{te, ids, nil})
+		locks = append(locks, lockSet{e: te, ids: ids})
 	}
 	if len(checks) == 0 {
 		return nil
@@ -272,7 +271,7 @@ func (o *ORM) checkAssociated(ctx context.Context, m *model.Model, self any, rec
 	// this check and the write.
 	if l, ok := o.adapter(ctx, e).(datastore.Locker); ok {
 		if self != nil {
-			locks = append(locks, lockSet{e, []any{self}, nil})
+			locks = append(locks, lockSet{e: e, ids: []any{self}})
 		}
 		if _, _, err := lockRows(ctx, l, locks); err != nil {
 			return err
@@ -300,7 +299,7 @@ func (o *ORM) link(ctx context.Context, e *entry, a *model.Attribute, parent any
 		if err != nil {
 			return err
 		}
-		_, err = o.adapter(ctx, te).Update(ctx, &datastore.Query{
+		err = updateLater(ctx, o.adapter(ctx, te), &datastore.Query{
 			Table: te.table, Limit: criteria.Unlimited,
 			Where: criteria.Rename(&criteria.Cmp{Attr: te.model.PrimaryKey, Op: criteria.In, Value: ids}, te.column),
 		}, te.toRow(model.Record{a.Assoc.Inverse.Name: parent}))
@@ -315,7 +314,7 @@ func (o *ORM) link(ctx context.Context, e *entry, a *model.Attribute, parent any
 		for i, id := range ids {
 			rows[i] = je.toRow(model.Record{join.ParentAttr: parent, join.ChildAttr: id})
 		}
-		_, err = o.adapter(ctx, je).Create(ctx, je.table, rows)
+		err = createLater(ctx, o.adapter(ctx, je), je.table, rows)
 		return je.classify(err, model.CodeInvalidNewRecord)
 	}
 }
@@ -334,7 +333,7 @@ func (o *ORM) clearReferences(ctx context.Context, m *model.Model, pk any) error
 			if err != nil {
 				return err
 			}
-			if _, err := o.adapter(ctx, oe).Update(ctx, &datastore.Query{
+			if err := updateLater(ctx, o.adapter(ctx, oe), &datastore.Query{
 				Table: oe.table, Limit: criteria.Unlimited,
 				Where: criteria.Rename(&criteria.Cmp{Attr: name, Op: criteria.Eq, Value: pk}, oe.column),
 			}, oe.toRow(model.Record{name: nil})); err != nil {
@@ -354,7 +353,7 @@ func (o *ORM) unlinkAll(ctx context.Context, a *model.Attribute, parent any) err
 			return err
 		}
 		via := a.Assoc.Inverse
-		_, err = o.adapter(ctx, te).Update(ctx, &datastore.Query{
+		err = updateLater(ctx, o.adapter(ctx, te), &datastore.Query{
 			Table: te.table, Limit: criteria.Unlimited,
 			Where: criteria.Rename(&criteria.Cmp{Attr: via.Name, Op: criteria.Eq, Value: parent}, te.column),
 		}, te.toRow(model.Record{via.Name: nil}))
@@ -365,7 +364,7 @@ func (o *ORM) unlinkAll(ctx context.Context, a *model.Attribute, parent any) err
 		if err != nil {
 			return err
 		}
-		_, err = o.adapter(ctx, je).Destroy(ctx, &datastore.Query{
+		err = destroyLater(ctx, o.adapter(ctx, je), &datastore.Query{
 			Table: je.table, Limit: criteria.Unlimited,
 			Where: criteria.Rename(&criteria.Cmp{Attr: join.ParentAttr, Op: criteria.Eq, Value: parent}, je.column),
 		})

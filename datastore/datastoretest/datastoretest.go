@@ -44,6 +44,9 @@ func TestAdapter(t *testing.T, open func(t *testing.T) datastore.Adapter) {
 		{"Unique", testUnique},
 		{"LongNames", testLongNames},
 		{"InTx", testInTx},
+		{"Deferred", testDeferred},
+		{"Lock", testLock},
+		{"LockNoWait", testLockNoWait},
 		{"ConcurrentWriters", testConcurrentWriters},
 	}
 	for _, tt := range tests {

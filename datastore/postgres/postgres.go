@@ -34,6 +34,7 @@ var (
 	_ datastore.Adapter       = (*DB)(nil)
 	_ datastore.ThroughFinder = (*DB)(nil)
 	_ datastore.ThroughFinder = (*session)(nil)
+	_ datastore.Deferrer      = (*session)(nil)
 )
 
 // querier is what the adapter needs from a pool or a transaction.
@@ -86,7 +87,7 @@ type session struct {
 	d  *sqlgen.Dialect
 	q  querier
 	db *DB
-	tx pgx.Tx // nil outside a transaction
+	tx *tx // nil outside a transaction
 }
 
 func (db *DB) session() *session { return &session{d: db.d, q: db.pool, db: db} }
@@ -157,29 +158,33 @@ func (db *DB) Define(ctx context.Context, tables []*datastore.Table, mode datast
 	})
 }
 
-// InTx implements datastore.Adapter with a pgx transaction at READ
-// COMMITTED (see the package comment). It rolls back when fn returns an
-// error or panics.
+// InTx implements datastore.Adapter with a transaction at READ COMMITTED
+// (see the package comment) on one pooled connection, whose BEGIN travels
+// with its first statement and whose deferred writes travel with COMMIT
+// (see tx). It rolls back when fn returns an error or panics, or when the
+// commit fails.
 func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context, tx datastore.Adapter) error) error {
 	if err := db.check(); err != nil {
 		return err
 	}
-	tx, err := db.pool.BeginTx(ctx, pgx.TxOptions{})
+	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	committed := false
+	defer conn.Release()
+	t := &tx{conn: conn}
+	done := false
 	defer func() {
-		if !committed {
-			tx.Rollback(context.WithoutCancel(ctx))
+		if !done {
+			t.rollback(context.WithoutCancel(ctx))
 		}
 	}()
-	if err := fn(ctx, &session{d: db.d, q: tx, db: db, tx: tx}); err != nil {
+	if err := fn(ctx, &session{d: db.d, q: t, db: db, tx: t}); err != nil {
 		return err
 	}
-	committed = true
-	if err := tx.Commit(ctx); err != nil {
+	if err := t.commit(ctx); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	done = true
 	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -45,31 +44,45 @@ func (s *session) FindThrough(ctx context.Context, q *datastore.Query, j *datast
 // and the reads in one batch so that they cost one round trip; the
 // statements still run, and lock, one after the other. Outside a
 // transaction the lock would end with the statement, so it only reads.
-func (s *session) Lock(ctx context.Context, locks []*datastore.Query, reads ...*datastore.Query) ([][]datastore.Record, error) {
-	suffix := ""
-	if s.tx != nil {
-		suffix = " FOR UPDATE"
-	}
+func (s *session) Lock(ctx context.Context, locks []datastore.Lock, reads ...*datastore.Query) ([][]datastore.Record, error) {
 	b := &pgx.Batch{}
-	qs := append(slices.Clip(locks), reads...)
-	stmts := make([]sqlgen.Stmt, len(qs))
-	for i, q := range qs {
-		sel, lock := *q, i < len(locks)
-		if lock && len(sel.Select) == 0 {
-			sel.Select = []string{q.Table.PrimaryKey}
+	stmts := make([]sqlgen.Stmt, 0, len(locks)+len(reads))
+	tables := make([]string, 0, len(locks)+len(reads))
+	for _, l := range locks {
+		sel := *l.Query
+		if len(sel.Select) == 0 {
+			sel.Select = []string{sel.Table.PrimaryKey}
 		}
-		st, err := sqlgen.Select(s.d, &sel)
+		var st sqlgen.Stmt
+		var err error
+		if l.Linked != nil {
+			st, err = sqlgen.SelectLinked(s.d, &sel, l.Linked)
+		} else {
+			st, err = sqlgen.Select(s.d, &sel)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("lock: %w", err)
 		}
-		stmts[i] = st
-		if lock {
-			st.SQL += suffix
+		switch {
+		case s.tx == nil:
+		case l.NoWait:
+			st.SQL += " FOR UPDATE NOWAIT"
+		default:
+			st.SQL += " FOR UPDATE"
 		}
 		b.Queue(st.SQL, st.Args...)
+		stmts, tables = append(stmts, st), append(tables, sel.Table.Name)
+	}
+	for _, q := range reads {
+		st, err := sqlgen.Select(s.d, q)
+		if err != nil {
+			return nil, fmt.Errorf("lock: %w", err)
+		}
+		b.Queue(st.SQL, st.Args...)
+		stmts, tables = append(stmts, st), append(tables, q.Table.Name)
 	}
 	br := s.q.SendBatch(ctx, b)
-	out := make([][]datastore.Record, len(qs))
+	out := make([][]datastore.Record, len(stmts))
 	for i, st := range stmts {
 		rows, err := br.Query()
 		if err == nil {
@@ -77,13 +90,21 @@ func (s *session) Lock(ctx context.Context, locks []*datastore.Query, reads ...*
 		}
 		if err != nil {
 			br.Close()
-			return nil, fmt.Errorf("lock %s: %w", qs[i].Table.Name, err)
+			return nil, fmt.Errorf("lock %s: %w", tables[i], lockError(err))
 		}
 	}
 	if err := br.Close(); err != nil {
-		return nil, fmt.Errorf("lock: %w", err)
+		return nil, fmt.Errorf("lock: %w", lockError(err))
 	}
 	return out, nil
+}
+
+// lockError adds datastore.ErrLockBusy to PostgreSQL's lock_not_available.
+func lockError(err error) error {
+	if pe, ok := errors.AsType[*pgconn.PgError](err); ok && pe.Code == "55P03" {
+		return fmt.Errorf("%w: %w", datastore.ErrLockBusy, err)
+	}
+	return err
 }
 
 // Count implements datastore.Adapter.
@@ -111,24 +132,9 @@ func (s *session) Create(ctx context.Context, t *datastore.Table, recs []datasto
 		return []datastore.Record{}, nil
 	}
 	b := &pgx.Batch{}
-	stmts := make([]sqlgen.Stmt, len(recs))
-	maxKey := int64(math.MinInt64)
-	for i, rec := range recs {
-		st, err := sqlgen.Insert(s.d, t, rec)
-		if err != nil {
-			return nil, fmt.Errorf("create: %w", err)
-		}
-		stmts[i] = st
-		b.Queue(st.SQL, st.Args...)
-		if k, ok := explicitKey(t, rec); ok {
-			maxKey = max(maxKey, k)
-		}
-	}
-	if maxKey != math.MinInt64 {
-		b.Queue(`SELECT setval(s::regclass, $1::bigint)
-			FROM pg_get_serial_sequence($2, $3) AS s
-			WHERE s IS NOT NULL AND $1::bigint > COALESCE(pg_sequence_last_value(s::regclass), 0)`,
-			maxKey, s.d.Ident(t.Name), t.PrimaryKey)
+	stmts, err := s.inserts(b, t, recs)
+	if err != nil {
+		return nil, err
 	}
 	br := s.q.SendBatch(ctx, b)
 	out := make([]datastore.Record, 0, len(recs))
@@ -153,6 +159,84 @@ func (s *session) Create(ctx context.Context, t *datastore.Table, recs []datasto
 		return nil, classify("create", s.d, t, err)
 	}
 	return out, nil
+}
+
+// inserts queues on b the statements that insert recs into t, then the one
+// that moves t's sequence past explicit keys, if needed; it returns the
+// inserts.
+func (s *session) inserts(b *pgx.Batch, t *datastore.Table, recs []datastore.Record) ([]sqlgen.Stmt, error) {
+	stmts := make([]sqlgen.Stmt, len(recs))
+	maxKey := int64(math.MinInt64)
+	for i, rec := range recs {
+		st, err := sqlgen.Insert(s.d, t, rec)
+		if err != nil {
+			return nil, fmt.Errorf("create: %w", err)
+		}
+		stmts[i] = st
+		b.Queue(st.SQL, st.Args...)
+		if k, ok := explicitKey(t, rec); ok {
+			maxKey = max(maxKey, k)
+		}
+	}
+	if maxKey != math.MinInt64 {
+		b.Queue(`SELECT setval(s::regclass, $1::bigint)
+			FROM pg_get_serial_sequence($2, $3) AS s
+			WHERE s IS NOT NULL AND $1::bigint > COALESCE(pg_sequence_last_value(s::regclass), 0)`,
+			maxKey, s.d.Ident(t.Name), t.PrimaryKey)
+	}
+	return stmts, nil
+}
+
+// DeferCreate implements datastore.Deferrer.
+func (s *session) DeferCreate(ctx context.Context, t *datastore.Table, recs []datastore.Record) error {
+	if s.tx == nil {
+		_, err := s.Create(ctx, t, recs)
+		return err
+	}
+	b := &pgx.Batch{}
+	if _, err := s.inserts(b, t, recs); err != nil {
+		return err
+	}
+	s.deferBatch(b, func(err error) error { return classify("create", s.d, t, err) })
+	return nil
+}
+
+// DeferUpdate implements datastore.Deferrer.
+func (s *session) DeferUpdate(ctx context.Context, q *datastore.Query, values datastore.Record) error {
+	if s.tx == nil || q.Fetch {
+		_, err := s.Update(ctx, q, values)
+		return err
+	}
+	st, err := sqlgen.Update(s.d, q, values)
+	if errors.Is(err, sqlgen.ErrNoValues) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("update: %w", err)
+	}
+	s.tx.later(st.SQL, st.Args, func(err error) error { return classify("update", s.d, q.Table, err) })
+	return nil
+}
+
+// DeferDestroy implements datastore.Deferrer.
+func (s *session) DeferDestroy(ctx context.Context, q *datastore.Query) error {
+	if s.tx == nil || q.Fetch {
+		_, err := s.Destroy(ctx, q)
+		return err
+	}
+	st, err := sqlgen.Delete(s.d, q)
+	if err != nil {
+		return fmt.Errorf("destroy: %w", err)
+	}
+	s.tx.later(st.SQL, st.Args, func(err error) error { return fmt.Errorf("destroy %s: %w", q.Table.Name, err) })
+	return nil
+}
+
+// deferBatch queues the statements of b on the session's transaction.
+func (s *session) deferBatch(b *pgx.Batch, fail func(error) error) {
+	for _, qq := range b.QueuedQueries {
+		s.tx.later(qq.SQL, qq.Arguments, fail)
+	}
 }
 
 // explicitKey returns rec's value for t's auto-increment key, if given.

@@ -155,6 +155,13 @@ func cases() []struct {
 			qq.Limit, qq.Skip = 2, 1
 		}))},
 		{"through skip only", through(with(func(qq *datastore.Query) { qq.Skip = 3 }))},
+		{"linked", func(d *sqlgen.Dialect) (sqlgen.Stmt, error) {
+			qq := q(cmpx("id", criteria.In, []any{3.0, 4.0}))
+			qq.Select = []string{"id"}
+			qq.Sort = []criteria.Sort{{Attr: "id"}}
+			return sqlgen.SelectLinked(d, qq, links())
+		}},
+		{"linked only", func(d *sqlgen.Dialect) (sqlgen.Stmt, error) { return sqlgen.SelectLinked(d, q(nil), links()) }},
 		{"count", func(d *sqlgen.Dialect) (sqlgen.Stmt, error) {
 			return sqlgen.Count(d, q(cmpx("admin", criteria.Eq, false)))
 		}},
@@ -292,6 +299,14 @@ func TestErrors(t *testing.T) {
 	}
 	if _, err := sqlgen.SelectThrough(d, &datastore.Query{Table: table(), PartitionBy: "petId", Limit: 1}, links()); err == nil {
 		t.Errorf("SelectThrough(partition by a column) error = nil, want an error")
+	}
+	for name, j := range map[string]*datastore.Through{"no join table": nil, "unknown join column": bad} {
+		if _, err := sqlgen.SelectLinked(d, q(nil), j); err == nil {
+			t.Errorf("SelectLinked(%s) error = nil, want an error", name)
+		}
+	}
+	if _, err := sqlgen.SelectLinked(d, &datastore.Query{Table: table(), Limit: 1}, links()); err == nil {
+		t.Errorf("SelectLinked(limit) error = nil, want an error")
 	}
 	if _, err := sqlgen.Update(d, q(nil), datastore.Record{}); err != sqlgen.ErrNoValues {
 		t.Errorf("Update(no values) error = %v, want ErrNoValues", err)

@@ -1,0 +1,217 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// tx is a transaction on one pooled connection that sends nothing until it
+// must: BEGIN travels with the transaction's first statement, and deferred
+// writes (see datastore.Deferrer) with its next statement or with COMMIT.
+// Every round trip to the server is paid while the transaction may hold row
+// locks, so a replace that reads, locks, writes and commits costs three
+// where pgx.Tx, which waits for each statement, took six.
+type tx struct {
+	conn    *pgxpool.Conn
+	begun   bool // BEGIN has been sent
+	pending []deferred
+}
+
+// deferred is a write queued until the transaction's next round trip.
+type deferred struct {
+	sql  string
+	args []any
+	// fail wraps the write's error as the call that queued it would have.
+	fail func(error) error
+}
+
+var _ querier = (*tx)(nil)
+
+// later queues a write; its error, if any, is returned by the call that
+// sends it.
+func (t *tx) later(sql string, args []any, fail func(error) error) {
+	t.pending = append(t.pending, deferred{sql, args, fail})
+}
+
+// direct reports whether a statement can go out on its own: nothing is
+// waiting to be sent before it.
+func (t *tx) direct() bool { return t.begun && len(t.pending) == 0 }
+
+// Exec implements querier.
+func (t *tx) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	if t.direct() {
+		return t.conn.Exec(ctx, sql, args...)
+	}
+	b := &pgx.Batch{}
+	b.Queue(sql, args...)
+	br := t.SendBatch(ctx, b)
+	tag, err := br.Exec()
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return tag, err
+}
+
+// Query implements querier.
+func (t *tx) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	if t.direct() {
+		return t.conn.Query(ctx, sql, args...)
+	}
+	b := &pgx.Batch{}
+	b.Queue(sql, args...)
+	br := t.SendBatch(ctx, b)
+	rows, err := br.Query()
+	if err != nil {
+		br.Close()
+		return nil, err
+	}
+	return &batchRows{Rows: rows, br: br}, nil
+}
+
+// SendBatch implements querier: BEGIN, when not sent yet, and the pending
+// writes go first in the same round trip.
+func (t *tx) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
+	if t.direct() {
+		return t.conn.SendBatch(ctx, b)
+	}
+	var prefix []deferred
+	if !t.begun {
+		prefix = append(prefix, deferred{sql: "begin", fail: func(err error) error { return fmt.Errorf("begin: %w", err) }})
+	}
+	prefix = append(prefix, t.pending...)
+	t.begun, t.pending = true, nil
+	all := &pgx.Batch{QueuedQueries: make([]*pgx.QueuedQuery, 0, len(prefix)+b.Len())}
+	for _, d := range prefix {
+		all.Queue(d.sql, d.args...)
+	}
+	all.QueuedQueries = append(all.QueuedQueries, b.QueuedQueries...)
+	return &prefixedResults{br: t.conn.SendBatch(ctx, all), prefix: prefix}
+}
+
+// commit sends the pending writes and COMMIT in one round trip; a
+// transaction that never sent anything has nothing to commit.
+func (t *tx) commit(ctx context.Context) error {
+	if !t.begun && len(t.pending) == 0 {
+		return nil
+	}
+	b := &pgx.Batch{}
+	b.Queue("commit")
+	br := t.SendBatch(ctx, b)
+	tag, err := br.Exec()
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	// A transaction a failed statement aborted answers COMMIT with
+	// ROLLBACK and no error.
+	if tag.String() == "ROLLBACK" {
+		return pgx.ErrTxCommitRollback
+	}
+	return nil
+}
+
+// rollback ends the transaction, dropping the pending writes. Should it
+// fail, the pool destroys the connection on release rather than reuse one
+// still inside a transaction.
+func (t *tx) rollback(ctx context.Context) {
+	t.pending = nil
+	if t.begun {
+		t.conn.Exec(ctx, "rollback")
+	}
+}
+
+// prefixedResults are the results of a batch sent after a prefix of
+// statements the caller did not queue: those are read first, and the first
+// of their errors is what every later result reports, since the server
+// skips the rest of a batch after an error.
+type prefixedResults struct {
+	br      pgx.BatchResults
+	prefix  []deferred
+	drained bool
+	err     error
+}
+
+func (p *prefixedResults) drain() error {
+	if !p.drained {
+		p.drained = true
+		for _, d := range p.prefix {
+			if _, err := p.br.Exec(); err != nil {
+				p.err = d.fail(err)
+				break
+			}
+		}
+	}
+	return p.err
+}
+
+// Exec implements pgx.BatchResults.
+func (p *prefixedResults) Exec() (pgconn.CommandTag, error) {
+	if err := p.drain(); err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	return p.br.Exec()
+}
+
+// Query implements pgx.BatchResults.
+func (p *prefixedResults) Query() (pgx.Rows, error) {
+	if err := p.drain(); err != nil {
+		return nil, err
+	}
+	return p.br.Query()
+}
+
+// QueryRow implements pgx.BatchResults.
+func (p *prefixedResults) QueryRow() pgx.Row {
+	if err := p.drain(); err != nil {
+		return errRow{err}
+	}
+	return p.br.QueryRow()
+}
+
+// Close implements pgx.BatchResults.
+func (p *prefixedResults) Close() error {
+	err := p.drain()
+	if cerr := p.br.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Tx implements pgx.BatchResults: the batch began no pgx.Tx.
+func (p *prefixedResults) Tx() pgx.Tx { return nil }
+
+// errRow is a pgx.Row that failed before it was read.
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
+
+// batchRows are the rows of the last query of a batch; closing them closes
+// the batch too.
+type batchRows struct {
+	pgx.Rows
+	br  pgx.BatchResults
+	err error
+}
+
+// Close implements pgx.Rows.
+func (r *batchRows) Close() {
+	r.Rows.Close()
+	if r.br != nil {
+		r.err = r.br.Close()
+		r.br = nil
+	}
+}
+
+// Err implements pgx.Rows.
+func (r *batchRows) Err() error {
+	if err := r.Rows.Err(); err != nil {
+		return err
+	}
+	return r.err
+}
