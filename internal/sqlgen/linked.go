@@ -40,15 +40,23 @@ func SelectLinked(d *Dialect, q *datastore.Query, j *datastore.Through) (Stmt, e
 	b.columnList(cols)
 	b.str(" FROM ")
 	b.ident(q.Table.Name)
-	b.str(" WHERE (")
+	// One IN over a UNION ALL, not an OR of two conditions: the planner
+	// turns it into key lookups, where the OR scanned the whole table.
+	b.str(" WHERE ")
+	b.ident(pk.Name)
+	b.str(" IN (")
 	if q.Where != nil {
+		b.str("SELECT ")
+		b.ident(pk.Name)
+		b.str(" FROM ")
+		b.ident(q.Table.Name)
+		b.str(" WHERE ")
 		if err := b.where(q.Where); err != nil {
 			return Stmt{}, err
 		}
-		b.str(" OR ")
+		b.str(" UNION ALL ")
 	}
-	b.ident(pk.Name)
-	b.str(" IN (SELECT ")
+	b.str("SELECT ")
 	b.ident(child.Name)
 	b.str(" FROM ")
 	b.ident(j.Table.Name)
@@ -59,7 +67,7 @@ func SelectLinked(d *Dialect, q *datastore.Query, j *datastore.Through) (Stmt, e
 	if err != nil {
 		return Stmt{}, err
 	}
-	b.str(")) ")
+	b.str(") ")
 	if err := b.orderBy(q.Sort); err != nil {
 		return Stmt{}, err
 	}
