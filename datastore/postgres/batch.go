@@ -41,19 +41,31 @@ func (s *session) FindBatch(ctx context.Context, reads []datastore.Read) ([][]da
 		}
 		b.Queue(stmts[i].SQL, stmts[i].Args...)
 	}
+	out, err := s.readBatch(ctx, b, stmts, func(i int) string { return reads[i].Query.Table.Name })
+	if err != nil {
+		return nil, fmt.Errorf("find batch: %w", err)
+	}
+	return out, nil
+}
+
+// readBatch sends b, whose queued statements are stmts, in one round trip
+// and returns each statement's rows. An error names the failing
+// statement's table, table(i).
+func (s *session) readBatch(ctx context.Context, b *pgx.Batch, stmts []sqlgen.Stmt, table func(i int) string) ([][]datastore.Record, error) {
 	br := s.q.SendBatch(ctx, b)
-	for i := range reads {
+	out := make([][]datastore.Record, len(stmts))
+	for i, st := range stmts {
 		rows, err := br.Query()
 		if err == nil {
-			out[i], err = scan(rows, stmts[i].Columns)
+			out[i], err = scan(rows, st.Columns)
 		}
 		if err != nil {
 			br.Close()
-			return nil, fmt.Errorf("find batch: %s: %w", reads[i].Query.Table.Name, err)
+			return nil, fmt.Errorf("%s: %w", table(i), err)
 		}
 	}
 	if err := br.Close(); err != nil {
-		return nil, fmt.Errorf("find batch: %w", err)
+		return nil, err
 	}
 	return out, nil
 }
