@@ -46,10 +46,8 @@ func (o *ORM) plan(ctx context.Context, e *entry, a *model.Attribute, sub criter
 	if err != nil {
 		return nil, err
 	}
+	// Without parents there is nothing to read: every list stays empty.
 	p := &plural{attr: a, pk: e.model.PrimaryKey, te: te, sub: sub, parents: len(parents), done: len(parents) == 0}
-	if p.done {
-		p.rows = []datastore.Record{}
-	}
 	if a.Assoc.Kind == model.HasMany {
 		via := a.Assoc.Inverse
 		sub.Where = andIn(sub.Where, via.Name, parents)
