@@ -97,6 +97,32 @@ func BenchmarkReplace(b *testing.B) {
 	}
 }
 
+// BenchmarkFindOne measures GET /:model/:id with its collections populated
+// (the answer PUT /:model/:id/:association sends too), through the handler:
+// many-to-many (tag/1) and one-to-many (user/1), 10 children each, on
+// SQLite and, when reachable, PostgreSQL.
+//
+//	go test -run '^$' -bench FindOne -benchtime 2s .
+func BenchmarkFindOne(b *testing.B) {
+	for _, store := range []string{"sqlite", "postgres"} {
+		b.Run(store, func(b *testing.B) {
+			var environ []string
+			if store == "postgres" {
+				environ = postgresEnviron(b)
+			}
+			h := petshopWithData(b, environ)
+			for _, path := range []string{"/tag/1", "/user/1"} {
+				b.Run(strings.Split(path, "/")[1], func(b *testing.B) {
+					b.ReportAllocs()
+					for b.Loop() {
+						serveOK(b, h, http.MethodGet, path, "")
+					}
+				})
+			}
+		})
+	}
+}
+
 // postgresEnviron points the example app's default datastore at a fresh
 // PostgreSQL schema.
 func postgresEnviron(b *testing.B) []string {

@@ -141,6 +141,31 @@ type ThroughFinder interface {
 	FindThrough(ctx context.Context, q *Query, j *Through) ([]Record, error)
 }
 
+// Read is one read of a BatchFinder batch: a Find of Query or, when
+// Through is set, a FindThrough of Query through that join table.
+type Read struct {
+	Query   *Query
+	Through *Through
+}
+
+// BatchFinder is an optional capability of an Adapter (and of the Adapter
+// an InTx callback receives): running several independent reads in one
+// round trip to the engine, as population does when it reads a record and
+// its collections, which only need the record's key. Callers without it
+// run the reads one by one. In-process engines (SQLite) gain nothing from
+// it and need not implement it.
+type BatchFinder interface {
+	// FindBatch runs reads, each exactly as Find (or, for a read with
+	// Through, FindThrough) would, and returns their rows in the order of
+	// reads: an empty slice, not nil, for a read matching nothing. The
+	// reads run one after the other and need not see one snapshot: each
+	// sees what a Find started at its turn would. Reads with Through are
+	// allowed only from an adapter that also implements ThroughFinder. An
+	// error in any read fails the whole batch. FindBatch is safe for
+	// concurrent use, as the Adapter is.
+	FindBatch(ctx context.Context, reads []Read) ([][]Record, error)
+}
+
 // Migrate is a schema synchronisation strategy (see model.Migrate).
 type Migrate string
 

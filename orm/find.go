@@ -31,15 +31,21 @@ func (o *ORM) Find(ctx context.Context, m *model.Model, c *criteria.Criteria, po
 	if err != nil {
 		return nil, fmt.Errorf("find %s: %w", m.Identity, err)
 	}
-	recs := make([]model.Record, len(rows))
-	for i, row := range rows {
-		recs[i] = e.fromRow(row)
-	}
+	recs := e.records(rows)
 	if err := o.populate(ctx, e, recs, pops); err != nil {
 		return nil, err
 	}
 	omit(recs, c.Omit)
 	return recs, nil
+}
+
+// records maps rows of e's table to records.
+func (e *entry) records(rows []datastore.Record) []model.Record {
+	recs := make([]model.Record, len(rows))
+	for i, row := range rows {
+		recs[i] = e.fromRow(row)
+	}
+	return recs
 }
 
 // Populate fills the requested associations of records already read (for
@@ -57,7 +63,13 @@ func (o *ORM) Populate(ctx context.Context, m *model.Model, recs []model.Record,
 func (o *ORM) FindOne(ctx context.Context, m *model.Model, c *criteria.Criteria, pops []Populate) (model.Record, error) {
 	one := *c
 	one.Limit, one.Skip, one.Sort = 2, 0, nil
-	recs, err := o.Find(ctx, m, &one, pops)
+	var recs []model.Record
+	var err error
+	if pk, ok := pinnedKey(m, one.Where); ok && !one.Noop {
+		recs, err = o.findByKey(ctx, m, &one, pk, pops)
+	} else {
+		recs, err = o.Find(ctx, m, &one, pops)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -74,6 +86,76 @@ func (o *ORM) FindOne(ctx context.Context, m *model.Model, c *criteria.Criteria,
 // FindByPK returns the record of m with primary key pk, or nil.
 func (o *ORM) FindByPK(ctx context.Context, m *model.Model, pk any, pops []Populate) (model.Record, error) {
 	return o.FindOne(ctx, m, &criteria.Criteria{Where: pkWhere(m, pk), Limit: 2}, pops)
+}
+
+// pinnedKey returns the primary key value where requires by equality, if
+// it does.
+func pinnedKey(m *model.Model, where criteria.Expr) (any, bool) {
+	switch w := where.(type) {
+	case *criteria.Cmp:
+		if w.Attr == m.PrimaryKey && w.Key == "" && w.Op == criteria.Eq && w.Value != nil {
+			return w.Value, true
+		}
+	case *criteria.And:
+		for _, x := range w.Exprs {
+			if v, ok := pinnedKey(m, x); ok {
+				return v, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// findByKey is Find for criteria c that pin the primary key to pk. The
+// children of the plural associations on the record's own datastore depend
+// on pk alone, so where that datastore batches reads
+// (datastore.BatchFinder) they are read with the record, in one round
+// trip, and dropped when no record matches. The other associations are
+// populated afterwards, as Find populates them.
+func (o *ORM) findByKey(ctx context.Context, m *model.Model, c *criteria.Criteria, pk any, pops []Populate) ([]model.Record, error) {
+	e, err := o.entry(m)
+	if err != nil {
+		return nil, err
+	}
+	attrs, err := e.associations(pops)
+	if _, batches := o.adapter(ctx, e).(datastore.BatchFinder); err != nil || !batches {
+		// Without batches, reading the children first saves nothing and
+		// wastes their reads when no record matches. Find reports a bad
+		// populate once it has found a record to populate.
+		return o.Find(ctx, m, c, pops)
+	}
+	var early []*plural
+	var rest []Populate
+	for i, a := range attrs {
+		if sub := childCriteria(pops[i].Criteria); a.Assoc.Kind != model.BelongsTo && !sub.Noop {
+			p, err := o.plan(ctx, e, a, sub, []any{pk})
+			if err != nil {
+				return nil, fmt.Errorf("populate %s.%s: %w", m.Identity, a.Name, err)
+			}
+			if p != nil && p.te.store == e.store {
+				early = append(early, p)
+				continue
+			}
+		}
+		rest = append(rest, pops[i])
+	}
+	var rows []datastore.Record
+	self := pending{e: e, read: datastore.Read{Query: e.query(c)}, into: func(r []datastore.Record) { rows = r }}
+	if err := o.readPlurals(ctx, early, self); err != nil {
+		return nil, fmt.Errorf("find %s: %w", m.Identity, err)
+	}
+	recs := e.records(rows)
+	if len(recs) == 0 {
+		return recs, nil
+	}
+	for _, p := range early {
+		p.assign(recs)
+	}
+	if err := o.populate(ctx, e, recs, rest); err != nil {
+		return nil, err
+	}
+	omit(recs, c.Omit)
+	return recs, nil
 }
 
 // Count returns how many records of m match where.
@@ -104,46 +186,72 @@ func omit(recs []model.Record, names []string) {
 	}
 }
 
-// populate fills the requested associations of recs with one query per
-// association (two for join tables), whatever the number of records.
+// populate fills the requested associations of recs, whatever their
+// number: each plural one with one query (two for a join table the adapter
+// cannot join), the queries on one datastore sent together where it
+// batches them (see readPlurals); then each singular one with one query.
 func (o *ORM) populate(ctx context.Context, e *entry, recs []model.Record, pops []Populate) error {
 	if len(recs) == 0 {
 		return nil
 	}
-	for _, p := range pops {
-		a := e.model.Attributes[p.Attr]
-		if a == nil || a.Assoc == nil {
-			return model.Errorf(model.Invalid, model.CodeInvalidPopulates,
-				"Could not populate `%s`: it is not an association of %s.", p.Attr, e.model.Identity)
-		}
+	attrs, err := e.associations(pops)
+	if err != nil {
+		return err
+	}
+	var plurals []*plural
+	for i, a := range attrs {
 		if a.Assoc.Kind == model.BelongsTo {
-			if err := o.populateSingular(ctx, e, a, recs); err != nil {
-				return fmt.Errorf("populate %s.%s: %w", e.model.Identity, p.Attr, err)
-			}
 			continue
 		}
-		// Every parent gets a list, empty unless children are found below.
-		for _, r := range recs {
-			r[a.Name] = []model.Record{}
-		}
-		sub := childCriteria(p.Criteria)
+		sub := childCriteria(pops[i].Criteria)
 		if sub.Noop {
+			setChildren(recs, a, e.model.PrimaryKey, nil, nil)
 			continue
 		}
-		var err error
-		if a.Assoc.Kind == model.HasMany {
-			err = o.populateHasMany(ctx, e, a, sub, recs)
-		} else {
-			err = o.populateJoined(ctx, e, a, sub, recs)
+		p, err := o.plan(ctx, e, a, sub, distinct(recs, e.model.PrimaryKey))
+		if err == nil && p == nil {
+			err = o.populateByLinks(ctx, e, a, sub, recs)
 		}
 		if err != nil {
-			return fmt.Errorf("populate %s.%s: %w", e.model.Identity, p.Attr, err)
+			return fmt.Errorf("populate %s.%s: %w", e.model.Identity, a.Name, err)
+		}
+		if p != nil {
+			plurals = append(plurals, p)
+		}
+	}
+	if err := o.readPlurals(ctx, plurals); err != nil {
+		return fmt.Errorf("populate %s: %w", e.model.Identity, err)
+	}
+	for _, p := range plurals {
+		p.assign(recs)
+	}
+	for _, a := range attrs {
+		if a.Assoc.Kind != model.BelongsTo {
+			continue
+		}
+		if err := o.populateSingular(ctx, a, recs); err != nil {
+			return fmt.Errorf("populate %s.%s: %w", e.model.Identity, a.Name, err)
 		}
 	}
 	return nil
 }
 
-func (o *ORM) populateSingular(ctx context.Context, e *entry, a *model.Attribute, recs []model.Record) error {
+// associations returns the association each of pops names, or an Invalid
+// error for the first that names none.
+func (e *entry) associations(pops []Populate) ([]*model.Attribute, error) {
+	attrs := make([]*model.Attribute, len(pops))
+	for i, p := range pops {
+		a := e.model.Attributes[p.Attr]
+		if a == nil || a.Assoc == nil {
+			return nil, model.Errorf(model.Invalid, model.CodeInvalidPopulates,
+				"Could not populate `%s`: it is not an association of %s.", p.Attr, e.model.Identity)
+		}
+		attrs[i] = a
+	}
+	return attrs, nil
+}
+
+func (o *ORM) populateSingular(ctx context.Context, a *model.Attribute, recs []model.Record) error {
 	target := a.Assoc.Target
 	ids := distinct(recs, a.Name)
 	byPK := map[any]model.Record{}
@@ -186,122 +294,35 @@ func andIn(where criteria.Expr, attr string, ids []any) criteria.Expr {
 	return &criteria.And{Exprs: []criteria.Expr{in, where}}
 }
 
-// populateHasMany reads the children of every parent in one query, with
-// skip and limit applied per parent (PartitionBy).
-func (o *ORM) populateHasMany(ctx context.Context, e *entry, a *model.Attribute, sub criteria.Criteria, recs []model.Record) error {
-	target, via := a.Assoc.Target, a.Assoc.Inverse
-	pk := e.model.PrimaryKey
-	te, err := o.entry(target)
-	if err != nil {
-		return err
-	}
-	sub.Where = andIn(sub.Where, via.Name, distinct(recs, pk))
-	q := te.query(&sub)
-	if q.Select != nil {
-		q.Select = appendMissing(q.Select, via.ColumnName)
-	}
-	// Only the order within each parent matters, and reading the rows
-	// grouped by parent lets the engine walk the key's index instead of
-	// sorting (a fifth of the query on SQLite).
-	q.Sort = append([]criteria.Sort{{Attr: via.ColumnName}}, q.Sort...)
-	store := o.adapter(ctx, te)
-	rows, err := childRows(q, via.ColumnName, len(recs), func(q *datastore.Query) ([]datastore.Record, error) {
-		return store.Find(ctx, q)
-	})
-	if err != nil {
-		return err
-	}
-	byParent := map[any][]model.Record{}
-	for _, row := range rows {
-		child := te.fromRow(row)
-		parent := child[via.Name]
-		if int64(len(byParent[parent])) < sub.Limit {
-			byParent[parent] = append(byParent[parent], child)
-		}
-	}
+// setChildren sets the plural association a of each of recs to its
+// children in byParent (keyed by the parent's primary key pk), without the
+// attributes in omitted, or to an empty list when it has none.
+func setChildren(recs []model.Record, a *model.Attribute, pk string, byParent map[any][]model.Record, omitted []string) {
 	for _, r := range recs {
-		if kids := byParent[r[pk]]; kids != nil {
-			omit(kids, sub.Omit)
-			r[a.Name] = kids
+		kids := byParent[r[pk]]
+		if kids == nil {
+			kids = []model.Record{}
+		} else {
+			omit(kids, omitted)
 		}
+		r[a.Name] = kids
 	}
-	return nil
 }
 
-// childRows reads the children of up to parents parents, at most q.Limit
-// each (after q.Skip), with find (Find, or FindThrough for a join table).
-// Small collections are read with one plain query capped at
-// parents*limit+1 rows: when fewer come back, that was every child, and the
-// caller trims each parent's list. Otherwise the query is run again with
-// per-parent limits in the database (window functions partitioned by
-// partition), which is slower on small sets but bounded on large ones.
-func childRows(q *datastore.Query, partition string, parents int, find func(*datastore.Query) ([]datastore.Record, error)) ([]datastore.Record, error) {
-	if q.Skip == 0 && q.Limit < criteria.Unlimited/int64(parents+1) {
-		plain := *q
-		plain.Limit = int64(parents)*q.Limit + 1
-		rows, err := find(&plain)
-		if err != nil || int64(len(rows)) < plain.Limit {
-			return rows, err
-		}
-	}
-	q.PartitionBy = partition
-	return find(q)
-}
-
-// populateJoined reads the children of every parent through the join
-// table and applies skip and limit per parent: in one query joining the
-// two tables when the adapter can (datastore.ThroughFinder), else with one
-// query for the join rows and one for the children.
-func (o *ORM) populateJoined(ctx context.Context, e *entry, a *model.Attribute, sub criteria.Criteria, recs []model.Record) error {
+// populateByLinks fills the many-to-many collection a of recs when the
+// adapter cannot join its join table (see plan): it reads the join rows,
+// then the children.
+func (o *ORM) populateByLinks(ctx context.Context, e *entry, a *model.Attribute, sub criteria.Criteria, recs []model.Record) error {
 	te, err := o.entry(a.Assoc.Target)
 	if err != nil {
 		return err
 	}
-	je, err := o.entry(a.Assoc.Join.Model)
+	byParent, err := o.childrenByLinks(ctx, te, a.Assoc.Join, sub, distinct(recs, e.model.PrimaryKey))
 	if err != nil {
 		return err
 	}
-	var byParent map[any][]model.Record
-	if tf, ok := o.adapter(ctx, te).(datastore.ThroughFinder); ok && je.store == te.store {
-		byParent, err = o.childrenThrough(ctx, tf, te, je, a.Assoc.Join, sub, distinct(recs, e.model.PrimaryKey))
-	} else {
-		byParent, err = o.childrenByLinks(ctx, te, a.Assoc.Join, sub, distinct(recs, e.model.PrimaryKey))
-	}
-	if err != nil {
-		return err
-	}
-	for _, r := range recs {
-		if kids := byParent[r[e.model.PrimaryKey]]; kids != nil {
-			omit(kids, sub.Omit)
-			r[a.Name] = kids
-		}
-	}
+	setChildren(recs, a, e.model.PrimaryKey, byParent, sub.Omit)
 	return nil
-}
-
-// childrenThrough reads the children of parents with FindThrough.
-func (o *ORM) childrenThrough(ctx context.Context, tf datastore.ThroughFinder, te, je *entry, join *model.JoinTable, sub criteria.Criteria, parents []any) (map[any][]model.Record, error) {
-	j := &datastore.Through{
-		Table:        je.table,
-		ParentColumn: je.column(join.ParentAttr),
-		ChildColumn:  je.column(join.ChildAttr),
-		Parents:      parents,
-	}
-	rows, err := childRows(te.query(&sub), datastore.ParentKey, len(parents), func(q *datastore.Query) ([]datastore.Record, error) {
-		return tf.FindThrough(ctx, q, j)
-	})
-	if err != nil {
-		return nil, err
-	}
-	byParent := map[any][]model.Record{}
-	for _, row := range rows {
-		parent := row[datastore.ParentKey]
-		delete(row, datastore.ParentKey)
-		if int64(len(byParent[parent])) < sub.Limit {
-			byParent[parent] = append(byParent[parent], te.fromRow(row))
-		}
-	}
-	return byParent, nil
 }
 
 // childrenByLinks reads the join rows of parents, then their children, and

@@ -37,6 +37,7 @@ func TestAdapter(t *testing.T, open func(t *testing.T) datastore.Adapter) {
 		{"Select", testSelect},
 		{"PartitionBy", testPartitionBy},
 		{"FindThrough", testFindThrough},
+		{"FindBatch", testFindBatch},
 		{"Count", testCount},
 		{"JSONKeys", testJSONKeys},
 		{"Update", testUpdate},

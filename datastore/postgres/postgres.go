@@ -35,6 +35,8 @@ var (
 	_ datastore.ThroughFinder = (*DB)(nil)
 	_ datastore.ThroughFinder = (*session)(nil)
 	_ datastore.Deferrer      = (*session)(nil)
+	_ datastore.BatchFinder   = (*DB)(nil)
+	_ datastore.BatchFinder   = (*session)(nil)
 )
 
 // querier is what the adapter needs from a pool or a transaction.

@@ -81,20 +81,9 @@ func (s *session) Lock(ctx context.Context, locks []datastore.Lock, reads ...*da
 		b.Queue(st.SQL, st.Args...)
 		stmts, tables = append(stmts, st), append(tables, q.Table.Name)
 	}
-	br := s.q.SendBatch(ctx, b)
-	out := make([][]datastore.Record, len(stmts))
-	for i, st := range stmts {
-		rows, err := br.Query()
-		if err == nil {
-			out[i], err = scan(rows, st.Columns)
-		}
-		if err != nil {
-			br.Close()
-			return nil, fmt.Errorf("lock %s: %w", tables[i], lockError(err))
-		}
-	}
-	if err := br.Close(); err != nil {
-		return nil, fmt.Errorf("lock: %w", lockError(err))
+	out, err := s.readBatch(ctx, b, stmts, func(i int) string { return tables[i] })
+	if err != nil {
+		return nil, fmt.Errorf("lock %w", lockError(err))
 	}
 	return out, nil
 }
