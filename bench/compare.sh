@@ -120,9 +120,6 @@ for store in $STORES; do
     echo "bench: $store: seeding $side" >&2
     bench_seed_products "$base"
     if [ "${ASSOC:-1}" = 1 ]; then bench_seed_associations "$base"; fi
-    if [ "$store" = postgres ]; then
-      bench_pg_analyze "$([ "$side" = sails ] && echo "$PG_SERVER/$SAILS_DB" || echo "$PG_URL")"
-    fi
     bench_endpoints probe "$base"
     echo "bench: $store: loading $side" >&2
     bench_endpoints load "$base"

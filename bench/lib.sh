@@ -42,15 +42,6 @@ bench_seed_associations() {
   done
 }
 
-# bench_pg_analyze URL: refreshes PostgreSQL's statistics of the database at URL after seeding.
-# Tables filled seconds ago have none until autovacuum's next pass (a minute or more), and the
-# planner then guesses: it reads the join tables through bitmap scans, which never mark the rows
-# replace deletes as dead, so each query wades through all the dead rows of the load so far. A
-# database that has been up a minute has statistics; both servers are measured with them.
-bench_pg_analyze() {
-  psql "$1" -qc ANALYZE >/dev/null
-}
-
 # bench_endpoints FN BASE: calls `FN label url [wrk script]` for each measured endpoint; the
 # association endpoints only when ASSOC is 1 (the default).
 bench_endpoints() {

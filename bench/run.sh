@@ -38,7 +38,6 @@ for store in $STORES; do
   bench_wait_up "$base/product?limit=1"
   bench_seed_products "$base"
   if [ "${ASSOC:-1}" = 1 ]; then bench_seed_associations "$base"; fi
-  if [ "$store" = postgres ]; then bench_pg_analyze "$PG_URL"; fi
   bench_endpoints measure "$base"
   rss=$(awk '/VmRSS/ {print $2}' /proc/$pid/status)
   echo "| $store | RSS after load: $((rss / 1024)) MiB | | | |"
