@@ -150,12 +150,11 @@ func (s *session) Create(ctx context.Context, t *datastore.Table, recs []datasto
 	return out, nil
 }
 
-// inserts queues on b the statements that insert recs into t, then the one
-// that moves t's sequence past explicit keys, if needed; it returns the
+// inserts queues on b the statements that insert recs into t, one per
+// record so that each returns its row, then moveSequence's; it returns the
 // inserts.
 func (s *session) inserts(b *pgx.Batch, t *datastore.Table, recs []datastore.Record) ([]sqlgen.Stmt, error) {
 	stmts := make([]sqlgen.Stmt, len(recs))
-	maxKey := int64(math.MinInt64)
 	for i, rec := range recs {
 		st, err := sqlgen.Insert(s.d, t, rec)
 		if err != nil {
@@ -163,6 +162,16 @@ func (s *session) inserts(b *pgx.Batch, t *datastore.Table, recs []datastore.Rec
 		}
 		stmts[i] = st
 		b.Queue(st.SQL, st.Args...)
+	}
+	s.moveSequence(b, t, recs)
+	return stmts, nil
+}
+
+// moveSequence queues on b, when recs give explicit values for t's
+// auto-increment key, the statement that moves its sequence past them.
+func (s *session) moveSequence(b *pgx.Batch, t *datastore.Table, recs []datastore.Record) {
+	maxKey := int64(math.MinInt64)
+	for _, rec := range recs {
 		if k, ok := explicitKey(t, rec); ok {
 			maxKey = max(maxKey, k)
 		}
@@ -173,21 +182,55 @@ func (s *session) inserts(b *pgx.Batch, t *datastore.Table, recs []datastore.Rec
 			WHERE s IS NOT NULL AND $1::bigint > COALESCE(pg_sequence_last_value(s::regclass), 0)`,
 			maxKey, s.d.Ident(t.Name), t.PrimaryKey)
 	}
-	return stmts, nil
 }
 
-// DeferCreate implements datastore.Deferrer.
+// maxRowsPerInsert keeps a multi-row INSERT well under PostgreSQL's limit
+// of 65535 parameters.
+const maxRowsPerInsert = 500
+
+// DeferCreate implements datastore.Deferrer: records that set the same
+// columns, one after the other, go in one multi-row INSERT.
 func (s *session) DeferCreate(ctx context.Context, t *datastore.Table, recs []datastore.Record) error {
 	if s.tx == nil {
 		_, err := s.Create(ctx, t, recs)
 		return err
 	}
 	b := &pgx.Batch{}
-	if _, err := s.inserts(b, t, recs); err != nil {
-		return err
+	for start := 0; start < len(recs); {
+		end := start + 1
+		for end < len(recs) && end-start < maxRowsPerInsert && sameKeys(recs[start], recs[end]) {
+			end++
+		}
+		var st sqlgen.Stmt
+		var err error
+		if len(recs[start]) == 0 {
+			st, err = sqlgen.Insert(s.d, t, recs[start])
+			end = start + 1
+		} else {
+			st, err = sqlgen.InsertRows(s.d, t, recs[start:end])
+		}
+		if err != nil {
+			return fmt.Errorf("create: %w", err)
+		}
+		b.Queue(st.SQL, st.Args...)
+		start = end
 	}
+	s.moveSequence(b, t, recs)
 	s.deferBatch(b, func(err error) error { return classify("create", s.d, t, err) })
 	return nil
+}
+
+// sameKeys reports whether a and b set the same columns.
+func sameKeys(a, b datastore.Record) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // DeferUpdate implements datastore.Deferrer.

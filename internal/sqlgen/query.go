@@ -3,6 +3,7 @@ package sqlgen
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/skiffhq/skiff/criteria"
@@ -176,6 +177,52 @@ func Insert(d *Dialect, t *datastore.Table, rec datastore.Record) (Stmt, error) 
 		b.str(")")
 	}
 	return b.returning(true), nil
+}
+
+// InsertRows compiles the insertion of recs in one statement that returns
+// nothing, for writes whose stored rows the caller does not need. Every
+// record must set the same columns; absent ones are left to their defaults.
+func InsertRows(d *Dialect, t *datastore.Table, recs []datastore.Record) (Stmt, error) {
+	b, err := newBuilder(d, t)
+	if err != nil {
+		return Stmt{}, err
+	}
+	if len(recs) == 0 {
+		return Stmt{}, fmt.Errorf("insert into %s: no rows", t.Name)
+	}
+	cols, _, err := b.values(recs[0])
+	if err != nil {
+		return Stmt{}, err
+	}
+	if len(cols) == 0 {
+		return Stmt{}, fmt.Errorf("insert into %s: rows without values", t.Name)
+	}
+	b.str("INSERT INTO ")
+	b.ident(t.Name)
+	b.str(" (")
+	b.columnList(cols)
+	b.str(") VALUES ")
+	for i, rec := range recs {
+		rc, vals, err := b.values(rec)
+		if err != nil {
+			return Stmt{}, err
+		}
+		if !slices.Equal(rc, cols) {
+			return Stmt{}, fmt.Errorf("insert into %s: row %d sets other columns than row 0", t.Name, i)
+		}
+		if i > 0 {
+			b.str(", ")
+		}
+		b.str("(")
+		for j, v := range vals {
+			if j > 0 {
+				b.str(", ")
+			}
+			b.param(v)
+		}
+		b.str(")")
+	}
+	return b.stmt(nil), nil
 }
 
 // Update compiles an UPDATE of the rows matching q.Where, returning them

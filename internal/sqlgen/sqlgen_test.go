@@ -168,6 +168,9 @@ func cases() []struct {
 		{"insert", func(d *sqlgen.Dialect) (sqlgen.Stmt, error) {
 			return sqlgen.Insert(d, table(), datastore.Record{"name": "a", "age": 3.0, "meta": []any{1.0, "x"}, "admin": true})
 		}},
+		{"insert rows", func(d *sqlgen.Dialect) (sqlgen.Stmt, error) {
+			return sqlgen.InsertRows(d, table(), []datastore.Record{{"name": "a", "age": 3.0}, {"age": 4.0, "name": "b"}})
+		}},
 		{"insert defaults", func(d *sqlgen.Dialect) (sqlgen.Stmt, error) {
 			return sqlgen.Insert(d, table(), datastore.Record{})
 		}},
@@ -316,6 +319,17 @@ func TestErrors(t *testing.T) {
 	}
 	if _, err := sqlgen.Update(d, kq(nil), datastore.Record{"extra": []any{1.0}}); err == nil {
 		t.Errorf("Update(merge a list) error = nil, want an error")
+	}
+	for name, recs := range map[string][]datastore.Record{
+		"no rows":       nil,
+		"no values":     {{}},
+		"other columns": {{"name": "a"}, {"age": 1.0}},
+		"same count":    {{"name": "a"}, {"email": "b"}},
+		"unknown":       {{"nope": 1.0}},
+	} {
+		if _, err := sqlgen.InsertRows(d, table(), recs); err == nil {
+			t.Errorf("InsertRows(%s) error = nil, want an error", name)
+		}
 	}
 	if _, err := sqlgen.Insert(d, table(), datastore.Record{"nope": 1.0}); err == nil {
 		t.Errorf("Insert(unknown column) error = nil, want an error")
