@@ -222,12 +222,15 @@ type Locker interface {
 }
 
 // A Lock names rows for Locker to lock, in primary key order: those Query
-// matches and, when Linked is set, those of Query's table that the join
-// table Linked links to one of Linked.Parents when the lock is taken (the
-// members of many-to-many collections). Query's Skip, Limit and
+// matches, those Or matches (a condition on the same table) and, when
+// Linked is set, those of Query's table that the join table Linked links
+// to one of Linked.Parents when the lock is taken (the members of
+// many-to-many collections). Each of the three finds its rows on its own,
+// through its own index where there is one. Query's Skip, Limit and
 // PartitionBy must be unset.
 type Lock struct {
 	Query  *Query
+	Or     criteria.Expr
 	Linked *Through
 	// NoWait makes Lock fail with ErrLockBusy, rather than wait, when
 	// another transaction holds one of the rows; the transaction can then

@@ -534,11 +534,7 @@ func runLocks(ctx context.Context, l datastore.Locker, sets []lockSet, reads ...
 	locks := make([]datastore.Lock, 0, len(sets))
 	kept := make([]lockSet, 0, len(sets))
 	for _, s := range sets {
-		lk, err := s.lock()
-		if err != nil {
-			return nil, nil, err
-		}
-		if lk.Query != nil {
+		if lk := s.lock(); lk.Query != nil {
 			locks, kept = append(locks, lk), append(kept, s)
 		}
 	}
@@ -572,22 +568,15 @@ func runLocks(ctx context.Context, l datastore.Locker, sets []lockSet, reads ...
 }
 
 // lock returns the datastore.Lock of s, with no Query when s names no row.
-func (s *lockSet) lock() (datastore.Lock, error) {
+func (s *lockSet) lock() datastore.Lock {
 	e := s.e
 	pk := e.model.PrimaryKey
 	var where criteria.Expr
 	if len(s.ids) > 0 {
 		where = &criteria.Cmp{Attr: pk, Op: criteria.In, Value: s.ids}
 	}
-	if s.or != nil {
-		if where == nil {
-			where = s.or
-		} else {
-			where = &criteria.Or{Exprs: []criteria.Expr{where, s.or}}
-		}
-	}
-	if where == nil && s.linked == nil {
-		return datastore.Lock{}, nil
+	if where == nil && s.or == nil && s.linked == nil {
+		return datastore.Lock{}
 	}
 	cols := []string{e.column(pk)}
 	for _, a := range s.attrs {
@@ -597,10 +586,14 @@ func (s *lockSet) lock() (datastore.Lock, error) {
 		Table: e.table, Limit: criteria.Unlimited, Select: cols,
 		Sort: []criteria.Sort{{Attr: e.column(pk)}},
 	}
+	lk := datastore.Lock{Query: q, Linked: s.linked, NoWait: s.noWait}
 	if where != nil {
 		q.Where = criteria.Rename(where, e.column)
 	}
-	return datastore.Lock{Query: q, Linked: s.linked, NoWait: s.noWait}, nil
+	if s.or != nil {
+		lk.Or = criteria.Rename(s.or, e.column)
+	}
+	return lk
 }
 
 // merge adds the rows of more to l.

@@ -43,17 +43,19 @@ func testLock(t *testing.T, a datastore.Adapter) {
 			{Query: lockByID(items, 5.0, 4.0, 42.0)},
 			{Query: lockByID(items, 5.0), Linked: &linked, NoWait: true},
 			{Query: &datastore.Query{Table: items, Limit: criteria.Unlimited}, Linked: &linked},
+			{Query: lockByID(items, 1.0), Or: eq("name", "a")},
 		}, read)
 		if err != nil {
 			return err
 		}
-		if len(rows) != 4 {
-			t.Fatalf("Lock returned %d results, want 3 locks and 1 read", len(rows))
+		if len(rows) != 5 {
+			t.Fatalf("Lock returned %d results, want 4 locks and 1 read", len(rows))
 		}
 		diff(t, "locked rows", ids(rows[0]), nums(4, 5))
 		diff(t, "locked rows and members", ids(rows[1]), nums(1, 2, 3, 5))
 		diff(t, "members only", ids(rows[2]), nums(1, 2, 3))
-		diff(t, "read after the locks", len(rows[3]), 5)
+		diff(t, "locked rows or matching", ids(rows[3]), nums(1, 5))
+		diff(t, "read after the locks", len(rows[4]), 5)
 		return nil
 	})
 	if err != nil {

@@ -45,6 +45,9 @@ func (s *session) FindThrough(ctx context.Context, q *datastore.Query, j *datast
 // statements still run, and lock, one after the other. Outside a
 // transaction the lock would end with the statement, so it only reads.
 func (s *session) Lock(ctx context.Context, locks []datastore.Lock, reads ...*datastore.Query) ([][]datastore.Record, error) {
+	if s.tx != nil {
+		s.tx.keyScansOnly()
+	}
 	b := &pgx.Batch{}
 	stmts := make([]sqlgen.Stmt, 0, len(locks)+len(reads))
 	tables := make([]string, 0, len(locks)+len(reads))
@@ -55,8 +58,8 @@ func (s *session) Lock(ctx context.Context, locks []datastore.Lock, reads ...*da
 		}
 		var st sqlgen.Stmt
 		var err error
-		if l.Linked != nil {
-			st, err = sqlgen.SelectLinked(s.d, &sel, l.Linked)
+		if l.Or != nil || l.Linked != nil {
+			st, err = sqlgen.SelectUnion(s.d, &sel, l.Or, l.Linked)
 		} else {
 			st, err = sqlgen.Select(s.d, &sel)
 		}

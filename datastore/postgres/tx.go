@@ -16,9 +16,10 @@ import (
 // locks, so a replace that reads, locks, writes and commits costs three
 // where pgx.Tx, which waits for each statement, took six.
 type tx struct {
-	conn    *pgxpool.Conn
-	begun   bool // BEGIN has been sent
-	pending []deferred
+	conn      *pgxpool.Conn
+	begun     bool // BEGIN has been sent
+	pending   []deferred
+	noBitmaps bool // keyScansOnly was called
 }
 
 // deferred is a write queued until the transaction's next round trip.
@@ -35,6 +36,23 @@ var _ querier = (*tx)(nil)
 // sends it.
 func (t *tx) later(sql string, args []any, fail func(error) error) {
 	t.pending = append(t.pending, deferred{sql, args, fail})
+}
+
+// keyScansOnly turns bitmap scans off for the rest of the transaction,
+// with its next round trip. A change that locks rows then reads and writes
+// a few rows found by key, often rows of a collection that changes again
+// and again: the delete-and-insert of every replace leaves dead entries in
+// the join table's index until vacuum comes by. A plain index scan marks
+// those it meets as dead, so the next one skips them; a bitmap scan never
+// does, and once the table has grown the planner prefers it, so every read
+// of the collection wades through all the dead entries made since the last
+// vacuum, with the locks held. Measured on the replace benchmark: 330
+// requests/s with bitmap scans, 1,300 without.
+func (t *tx) keyScansOnly() {
+	if !t.noBitmaps {
+		t.noBitmaps = true
+		t.later("set local enable_bitmapscan = off", nil, func(err error) error { return fmt.Errorf("set enable_bitmapscan: %w", err) })
+	}
 }
 
 // direct reports whether a statement can go out on its own: nothing is

@@ -159,9 +159,14 @@ func cases() []struct {
 			qq := q(cmpx("id", criteria.In, []any{3.0, 4.0}))
 			qq.Select = []string{"id"}
 			qq.Sort = []criteria.Sort{{Attr: "id"}}
-			return sqlgen.SelectLinked(d, qq, links())
+			return sqlgen.SelectUnion(d, qq, nil, links())
 		}},
-		{"linked only", func(d *sqlgen.Dialect) (sqlgen.Stmt, error) { return sqlgen.SelectLinked(d, q(nil), links()) }},
+		{"linked only", func(d *sqlgen.Dialect) (sqlgen.Stmt, error) { return sqlgen.SelectUnion(d, q(nil), nil, links()) }},
+		{"union or", func(d *sqlgen.Dialect) (sqlgen.Stmt, error) {
+			qq := q(cmpx("id", criteria.In, []any{3.0, 4.0}))
+			qq.Select = []string{"id", "petId"}
+			return sqlgen.SelectUnion(d, qq, cmpx("petId", criteria.Eq, 7.0), nil)
+		}},
 		{"count", func(d *sqlgen.Dialect) (sqlgen.Stmt, error) {
 			return sqlgen.Count(d, q(cmpx("admin", criteria.Eq, false)))
 		}},
@@ -304,12 +309,18 @@ func TestErrors(t *testing.T) {
 		t.Errorf("SelectThrough(partition by a column) error = nil, want an error")
 	}
 	for name, j := range map[string]*datastore.Through{"no join table": nil, "unknown join column": bad} {
-		if _, err := sqlgen.SelectLinked(d, q(nil), j); err == nil {
-			t.Errorf("SelectLinked(%s) error = nil, want an error", name)
+		if j == nil {
+			j = &datastore.Through{}
+		}
+		if _, err := sqlgen.SelectUnion(d, q(nil), nil, j); err == nil {
+			t.Errorf("SelectUnion(%s) error = nil, want an error", name)
 		}
 	}
-	if _, err := sqlgen.SelectLinked(d, &datastore.Query{Table: table(), Limit: 1}, links()); err == nil {
-		t.Errorf("SelectLinked(limit) error = nil, want an error")
+	if _, err := sqlgen.SelectUnion(d, &datastore.Query{Table: table(), Limit: 1}, nil, links()); err == nil {
+		t.Errorf("SelectUnion(limit) error = nil, want an error")
+	}
+	if _, err := sqlgen.SelectUnion(d, q(nil), nil, nil); err == nil {
+		t.Errorf("SelectUnion(no condition) error = nil, want an error")
 	}
 	if _, err := sqlgen.Update(d, q(nil), datastore.Record{}); err != sqlgen.ErrNoValues {
 		t.Errorf("Update(no values) error = %v, want ErrNoValues", err)
