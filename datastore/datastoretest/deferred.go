@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/skiffhq/skiff/criteria"
 	"github.com/skiffhq/skiff/datastore"
 )
 
@@ -56,6 +57,26 @@ func testDeferred(t *testing.T, a datastore.Adapter) {
 	diff(t, "update sent with the commit", got[1]["b"], true)
 	// An explicit key moved the sequence past it.
 	diff(t, "next generated key", create(t, a, tbl, datastore.Record{"s": "e"})[0]["id"], 11.0)
+
+	// Many rows, and rows that set no column, insert as Create would.
+	err = a.InTx(ctx, func(ctx context.Context, tx datastore.Adapter) error {
+		many := make([]datastore.Record, 1201)
+		for i := range many {
+			many[i] = datastore.Record{"s": "many"}
+		}
+		many[600] = datastore.Record{}
+		return tx.(datastore.Deferrer).DeferCreate(ctx, tbl, many)
+	})
+	if err != nil {
+		t.Fatalf("InTx(deferred create of many rows) = %v", err)
+	}
+	diff(t, "rows deferred at once", count(t, a, where(tbl, eq("s", "many"))), int64(1200))
+	diff(t, "rows setting no column", count(t, a, where(tbl, eq("s", nil))), int64(1))
+	if err := a.InTx(ctx, func(ctx context.Context, tx datastore.Adapter) error {
+		return tx.(datastore.Deferrer).DeferDestroy(ctx, where(tbl, op("id", criteria.Gt, 11.0)))
+	}); err != nil {
+		t.Fatalf("InTx(deferred destroy) = %v", err)
+	}
 
 	// A deferred write that fails fails the call that sends it, and the
 	// whole transaction rolls back: at a later read...
