@@ -5,6 +5,9 @@
 // statement sees the rows committed before it began, and UPDATE/DELETE lock
 // the rows they touch until the transaction ends. Skiff's multi-row changes
 // need atomicity, not serializability, so nothing stronger is asked for.
+// A transaction sends BEGIN with its first statement and its deferred
+// writes (datastore.Deferrer) with its next statement or COMMIT, and one
+// that locks (datastore.Locker) plans without bitmap scans; see tx.
 // pgx caches prepared statements per connection, so the adapter keeps no
 // statement cache of its own.
 package postgres

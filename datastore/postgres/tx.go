@@ -13,8 +13,8 @@ import (
 // must: BEGIN travels with the transaction's first statement, and deferred
 // writes (see datastore.Deferrer) with its next statement or with COMMIT.
 // Every round trip to the server is paid while the transaction may hold row
-// locks, so a replace that reads, locks, writes and commits costs three
-// where pgx.Tx, which waits for each statement, took six.
+// locks, so a replace that locks and reads, then writes and commits, costs
+// two where pgx.Tx, which waits for each statement, took five.
 type tx struct {
 	conn      *pgxpool.Conn
 	begun     bool // BEGIN has been sent
