@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -20,7 +21,12 @@ type tx struct {
 	begun     bool // BEGIN has been sent
 	pending   []deferred
 	noBitmaps bool // keyScansOnly was called
+	ended     bool // commitWith committed
 }
+
+// errEnded answers statements sent after a transaction committed with its
+// last batch: sent on their own they would run outside it.
+var errEnded = errors.New("transaction already committed")
 
 // deferred is a write queued until the transaction's next round trip.
 type deferred struct {
@@ -57,7 +63,7 @@ func (t *tx) keyScansOnly() {
 
 // direct reports whether a statement can go out on its own: nothing is
 // waiting to be sent before it.
-func (t *tx) direct() bool { return t.begun && len(t.pending) == 0 }
+func (t *tx) direct() bool { return t.begun && len(t.pending) == 0 && !t.ended }
 
 // Exec implements querier.
 func (t *tx) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
@@ -96,6 +102,9 @@ func (t *tx) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
 	if t.direct() {
 		return t.conn.SendBatch(ctx, b)
 	}
+	if t.ended {
+		return failedBatch{errEnded}
+	}
 	var prefix []deferred
 	if !t.begun {
 		prefix = append(prefix, deferred{sql: "begin", fail: func(err error) error { return fmt.Errorf("begin: %w", err) }})
@@ -111,15 +120,28 @@ func (t *tx) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
 }
 
 // commit sends the pending writes and COMMIT in one round trip; a
-// transaction that never sent anything has nothing to commit.
+// transaction that never sent anything, or that commitWith ended, has
+// nothing to commit.
 func (t *tx) commit(ctx context.Context) error {
-	if !t.begun && len(t.pending) == 0 {
+	if t.ended || !t.begun && len(t.pending) == 0 {
 		return nil
 	}
-	b := &pgx.Batch{}
+	return t.commitWith(ctx, &pgx.Batch{}, func(pgx.BatchResults) error { return nil })
+}
+
+// commitWith sends b's statements and COMMIT in one round trip (after
+// BEGIN and the pending writes, as SendBatch does), so that the
+// transaction's locks are released as soon as the server has run them;
+// read reads the results of b's statements. Once it returns nil the
+// transaction has ended and refuses anything more.
+func (t *tx) commitWith(ctx context.Context, b *pgx.Batch, read func(pgx.BatchResults) error) error {
 	b.Queue("commit")
 	br := t.SendBatch(ctx, b)
-	tag, err := br.Exec()
+	err := read(br)
+	var tag pgconn.CommandTag
+	if err == nil {
+		tag, err = br.Exec()
+	}
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
@@ -131,6 +153,7 @@ func (t *tx) commit(ctx context.Context) error {
 	if tag.String() == "ROLLBACK" {
 		return pgx.ErrTxCommitRollback
 	}
+	t.ended = true
 	return nil
 }
 
@@ -139,7 +162,7 @@ func (t *tx) commit(ctx context.Context) error {
 // still inside a transaction.
 func (t *tx) rollback(ctx context.Context) {
 	t.pending = nil
-	if t.begun {
+	if t.begun && !t.ended {
 		t.conn.Exec(ctx, "rollback")
 	}
 }
@@ -203,6 +226,24 @@ func (p *prefixedResults) Close() error {
 
 // Tx implements pgx.BatchResults: the batch began no pgx.Tx.
 func (p *prefixedResults) Tx() pgx.Tx { return nil }
+
+// failedBatch is the pgx.BatchResults of a batch that was never sent.
+type failedBatch struct{ err error }
+
+// Exec implements pgx.BatchResults.
+func (f failedBatch) Exec() (pgconn.CommandTag, error) { return pgconn.CommandTag{}, f.err }
+
+// Query implements pgx.BatchResults.
+func (f failedBatch) Query() (pgx.Rows, error) { return nil, f.err }
+
+// QueryRow implements pgx.BatchResults.
+func (f failedBatch) QueryRow() pgx.Row { return errRow(f) }
+
+// Close implements pgx.BatchResults.
+func (f failedBatch) Close() error { return f.err }
+
+// Tx implements pgx.BatchResults.
+func (failedBatch) Tx() pgx.Tx { return nil }
 
 // errRow is a pgx.Row that failed before it was read.
 type errRow struct{ err error }
