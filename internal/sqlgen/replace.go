@@ -170,16 +170,19 @@ func ReplaceCollection(d *Dialect, r *datastore.Replacement) (Stmt, error) {
 	x := d.Ident("x") + "."
 	b.str(x + d.Ident("op") + ", " + x + d.Ident("child") + ", " + x + d.Ident("live") + " FROM ")
 	b.ident("ok")
-	// The unlinked children are told apart from links to destroyed ones;
-	// this reads the snapshot the writes started from, where they all
-	// still exist.
+	// The unlinked children are told apart from links to destroyed ones
+	// by a join (an EXISTS here plans as a hashed scan of the whole
+	// table); it reads the snapshot the writes started from, where they
+	// all still exist.
+	c := d.Ident("c") + "."
 	b.str(" LEFT JOIN (SELECT " + fmt.Sprint(ReplaceRemoved) + " AS " + d.Ident("op") + ", " + d.Ident("del") + "." + d.Ident("child") +
-		", EXISTS (SELECT 1 FROM ")
-	b.ident(r.Child.Name)
-	b.str(" WHERE ")
+		", " + c)
 	b.ident(ck.Name)
-	b.str(" = " + d.Ident("del") + "." + d.Ident("child") + ") AS " + d.Ident("live") + ", " + d.Ident("del") + "." + d.Ident("ord") +
-		" FROM " + d.Ident("del") + " UNION ALL SELECT " + fmt.Sprint(ReplaceAdded) + ", " + d.Ident("ins") + "." + d.Ident("child") +
+	b.str(" IS NOT NULL AS " + d.Ident("live") + ", " + d.Ident("del") + "." + d.Ident("ord") + " FROM " + d.Ident("del") + " LEFT JOIN ")
+	b.ident(r.Child.Name)
+	b.str(" AS " + d.Ident("c") + " ON " + c)
+	b.ident(ck.Name)
+	b.str(" = " + d.Ident("del") + "." + d.Ident("child") + " UNION ALL SELECT " + fmt.Sprint(ReplaceAdded) + ", " + d.Ident("ins") + "." + d.Ident("child") +
 		", TRUE, NULL FROM " + d.Ident("ins") + ") AS " + d.Ident("x") + " ON TRUE ORDER BY " + x + d.Ident("op") + ", " + x + d.Ident("ord"))
 	return Stmt{SQL: b.sb.String(), Args: b.args, Columns: []*datastore.Column{
 		{Name: ReplaceOK, Kind: datastore.Boolean},
