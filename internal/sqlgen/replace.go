@@ -96,11 +96,14 @@ func ReplaceCollection(d *Dialect, r *datastore.Replacement) (Stmt, error) {
 	b.ident(r.Parent.Name)
 	b.str(" WHERE ")
 	b.ident(pk.Name)
-	b.str(" = " + k + ") AND (SELECT count(*) FROM ")
+	// Each wanted key is looked up on its own (a scalar subquery runs
+	// per row, through the key's index): as a join, on tables without
+	// statistics, the planner hashes a scan of the whole child table.
+	b.str(" = " + k + ") AND (SELECT count(*) FROM unnest(" + w + ") AS " + d.Ident("w") + " (" + d.Ident("c") + ") WHERE (SELECT TRUE FROM ")
 	b.ident(r.Child.Name)
 	b.str(" WHERE ")
 	b.ident(ck.Name)
-	b.str(" = ANY(" + w + ")) = $3::BIGINT")
+	b.str(" = " + d.Ident("w") + "." + d.Ident("c") + ")) = $3::BIGINT")
 	if r.Through == nil && r.Required {
 		b.str(" AND NOT EXISTS (SELECT 1 FROM ")
 		b.ident(links)
@@ -170,19 +173,16 @@ func ReplaceCollection(d *Dialect, r *datastore.Replacement) (Stmt, error) {
 	x := d.Ident("x") + "."
 	b.str(x + d.Ident("op") + ", " + x + d.Ident("child") + ", " + x + d.Ident("live") + " FROM ")
 	b.ident("ok")
-	// The unlinked children are told apart from links to destroyed ones
-	// by a join (an EXISTS here plans as a hashed scan of the whole
-	// table); it reads the snapshot the writes started from, where they
-	// all still exist.
-	c := d.Ident("c") + "."
+	// The unlinked children are told apart from links to destroyed ones,
+	// each looked up on its own as above, in the snapshot the writes
+	// started from, where they all still exist.
 	b.str(" LEFT JOIN (SELECT " + fmt.Sprint(ReplaceRemoved) + " AS " + d.Ident("op") + ", " + d.Ident("del") + "." + d.Ident("child") +
-		", " + c)
-	b.ident(ck.Name)
-	b.str(" IS NOT NULL AS " + d.Ident("live") + ", " + d.Ident("del") + "." + d.Ident("ord") + " FROM " + d.Ident("del") + " LEFT JOIN ")
+		", (SELECT TRUE FROM ")
 	b.ident(r.Child.Name)
-	b.str(" AS " + d.Ident("c") + " ON " + c)
+	b.str(" WHERE ")
 	b.ident(ck.Name)
-	b.str(" = " + d.Ident("del") + "." + d.Ident("child") + " UNION ALL SELECT " + fmt.Sprint(ReplaceAdded) + ", " + d.Ident("ins") + "." + d.Ident("child") +
+	b.str(" = " + d.Ident("del") + "." + d.Ident("child") + ") IS NOT NULL AS " + d.Ident("live") + ", " + d.Ident("del") + "." + d.Ident("ord") +
+		" FROM " + d.Ident("del") + " UNION ALL SELECT " + fmt.Sprint(ReplaceAdded) + ", " + d.Ident("ins") + "." + d.Ident("child") +
 		", TRUE, NULL FROM " + d.Ident("ins") + ") AS " + d.Ident("x") + " ON TRUE ORDER BY " + x + d.Ident("op") + ", " + x + d.Ident("ord"))
 	return Stmt{SQL: b.sb.String(), Args: b.args, Columns: []*datastore.Column{
 		{Name: ReplaceOK, Kind: datastore.Boolean},
