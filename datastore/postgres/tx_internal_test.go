@@ -29,8 +29,8 @@ func setting(t *testing.T, ctx context.Context, q querier, name string) string {
 	return v
 }
 
-// TestLockScansByKey checks that a transaction plans without bitmap scans
-// once it locks (see tx.keyScansOnly), and only until it ends.
+// TestLockScansByKey checks that a transaction plans without bitmap and
+// sequential scans once it locks (see tx.keyScansOnly), and only until it ends.
 func TestLockScansByKey(t *testing.T) {
 	ctx := t.Context()
 	db, err := Open(ctx, datastore.Config{URL: testenv.Postgres(t)})
@@ -53,8 +53,10 @@ func TestLockScansByKey(t *testing.T) {
 		if _, err := s.Lock(ctx, []datastore.Lock{{Query: q}}); err != nil {
 			return err
 		}
-		if got := setting(t, ctx, s.q, "enable_bitmapscan"); got != "off" {
-			t.Errorf("enable_bitmapscan after Lock = %s, want off", got)
+		for _, name := range []string{"enable_bitmapscan", "enable_seqscan"} {
+			if got := setting(t, ctx, s.q, name); got != "off" {
+				t.Errorf("%s after Lock = %s, want off", name, got)
+			}
 		}
 		return nil
 	})
@@ -66,7 +68,9 @@ func TestLockScansByKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Release()
-	if got := setting(t, ctx, conn, "enable_bitmapscan"); got != "on" {
-		t.Errorf("enable_bitmapscan after the transaction = %s, want on", got)
+	for _, name := range []string{"enable_bitmapscan", "enable_seqscan"} {
+		if got := setting(t, ctx, conn, name); got != "on" {
+			t.Errorf("%s after the transaction = %s, want on", name, got)
+		}
 	}
 }
