@@ -62,11 +62,15 @@ func (s *session) Lock(ctx context.Context, locks []datastore.Lock, reads ...*da
 	if err != nil {
 		return nil, fmt.Errorf("lock %w", lockError(err))
 	}
+	if s.tx != nil {
+		s.tx.seqScansBack()
+	}
 	return out, nil
 }
 
 // queueLocks queues on b the statements that take locks and returns them
-// with their tables' names.
+// with their tables' names. In a transaction they are planned to find rows
+// by key (see tx.keyScansOnly).
 func (s *session) queueLocks(b *pgx.Batch, locks []datastore.Lock) ([]sqlgen.Stmt, []string, error) {
 	if s.tx != nil {
 		s.tx.keyScansOnly()

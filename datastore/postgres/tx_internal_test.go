@@ -29,8 +29,8 @@ func setting(t *testing.T, ctx context.Context, q querier, name string) string {
 	return v
 }
 
-// TestLockScansByKey checks that a transaction plans without bitmap and
-// sequential scans once it locks (see tx.keyScansOnly), and only until it ends.
+// TestLockScansByKey checks that a transaction plans without bitmap scans
+// once it locks, and its locks without sequential scans (see tx.keyScansOnly), and only until it ends.
 func TestLockScansByKey(t *testing.T) {
 	ctx := t.Context()
 	db, err := Open(ctx, datastore.Config{URL: testenv.Postgres(t)})
@@ -53,10 +53,16 @@ func TestLockScansByKey(t *testing.T) {
 		if _, err := s.Lock(ctx, []datastore.Lock{{Query: q}}); err != nil {
 			return err
 		}
-		for _, name := range []string{"enable_bitmapscan", "enable_seqscan"} {
-			if got := setting(t, ctx, s.q, name); got != "off" {
-				t.Errorf("%s after Lock = %s, want off", name, got)
-			}
+		if got := setting(t, ctx, s.q, "enable_bitmapscan"); got != "off" {
+			t.Errorf("enable_bitmapscan after Lock = %s, want off", got)
+		}
+		// The locks alone plan without sequential scans.
+		if got := setting(t, ctx, s.q, "enable_seqscan"); got != "on" {
+			t.Errorf("enable_seqscan after Lock = %s, want on", got)
+		}
+		s.tx.keyScansOnly()
+		if got := setting(t, ctx, s.q, "enable_seqscan"); got != "off" {
+			t.Errorf("enable_seqscan during the locks = %s, want off", got)
 		}
 		return nil
 	})
