@@ -238,6 +238,71 @@ type Lock struct {
 	NoWait bool
 }
 
+// CollectionReplacer is an optional capability of the Adapter an InTx
+// callback receives: making a collection's members exactly a set of
+// children, with the locks of Locker, and committing, all in one round trip
+// to the engine. A replace that locks, reads, decides in the caller and
+// then writes holds its locks across two round trips and the caller's work
+// between them; concurrent replaces of one parent wait for each other that
+// long. Here the engine decides: the writes are guarded so that they
+// change nothing when the change is invalid, and the caller learns from
+// what they return which it was.
+//
+// ReplaceCollection must be the last thing the transaction does, in a
+// transaction the caller began (not one it joined): it commits, and the
+// transaction's Adapter refuses anything after it. When it fails the
+// transaction is rolled back when InTx returns, as after any error; a lock
+// of r.Locks with NoWait that finds a row busy fails with ErrLockBusy. An
+// adapter that cannot express r (say, keys of a type it cannot bind as an
+// array) answers errors.ErrUnsupported before sending anything, and the
+// caller takes its other path. An Adapter whose transactions implement it
+// implements it too, so that callers know before they begin one; outside a
+// transaction, where the locks would not hold, it answers
+// errors.ErrUnsupported.
+type CollectionReplacer interface {
+	ReplaceCollection(ctx context.Context, r *Replacement) (*Replaced, error)
+}
+
+// Replacement is the change a CollectionReplacer makes: the members of the
+// collection of the parent row Parent.Table's key Parent.Key become exactly
+// the rows of Child with keys Want (encoded values of Child's key column,
+// without duplicates).
+type Replacement struct {
+	// Locks are taken first, in order, as Locker.Lock takes them: the
+	// parent's row, waiting, then without waiting the wanted children and
+	// the current members.
+	Locks  []Lock
+	Parent *Table
+	Key    any
+	Child  *Table
+	Want   []any
+	// Through is the join table of a many-to-many collection (its Parents
+	// are ignored). Without it the collection is one-to-many: Via is the
+	// children's column holding their parent's key, and Required forbids
+	// setting it to null, so that a change removing a member is invalid.
+	Through  *Through
+	Via      string
+	Required bool
+}
+
+// Replaced is what a ReplaceCollection did.
+type Replaced struct {
+	// Locked holds the rows of each of the Replacement's Locks, as Locker
+	// returns them.
+	Locked [][]Record
+	// Applied reports that the change was valid and made: the parent
+	// exists, every wanted child exists and, when Required, no member had
+	// to leave. Otherwise nothing changed.
+	Applied bool
+	// Removed are the keys of the children that left the collection, in
+	// the order of their join rows' keys (one-to-many: of their own keys);
+	// join rows linking to no existing child are deleted but not reported.
+	// Added are the keys of the wanted children that were not members, in
+	// no particular order.
+	Removed []any
+	Added   []any
+}
+
 // ErrLockBusy is the error (wrapped) of a Lock with NoWait that found a
 // row locked by another transaction.
 var ErrLockBusy = errors.New("datastore: row locked by another transaction")

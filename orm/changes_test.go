@@ -1,10 +1,12 @@
 package orm_test
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
 
+	"github.com/skiffhq/skiff/criteria"
 	"github.com/skiffhq/skiff/datastore"
 	"github.com/skiffhq/skiff/model"
 	"github.com/skiffhq/skiff/orm"
@@ -177,4 +179,68 @@ func replaceDropsRowsOfDestroyedChildrenQuietly(t *testing.T, o *orm.ORM, m map[
 	if n, err := o.Count(ctx, m["tag"].Attributes["pets"].Assoc.Join.Model, nil); err != nil || n != 0 {
 		t.Errorf("join rows left: %d (%v)", n, err)
 	}
+}
+
+func TestReplaceRefusals(t *testing.T) {
+	onEachAdapter(t, func(t *testing.T, db datastore.Adapter) {
+		defaults := map[string]any{"migrate": "drop", "attributes": map[string]any{
+			"id": map[string]any{"type": "number", "autoIncrement": true},
+		}}
+		boss, err := model.Parse("boss", "boss.yaml", map[string]any{"attributes": map[string]any{
+			"staff": map[string]any{"collection": "hand", "via": "boss"}}}, defaults)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hand, err := model.Parse("hand", "hand.yaml", map[string]any{"attributes": map[string]any{
+			"boss": map[string]any{"model": "boss", "required": true}}}, defaults)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := migrated(t, db, boss, hand)
+		replaceRefusals(t, o, boss, hand)
+	})
+}
+
+// replaceRefusals checks that a replace removing members whose key is
+// required, or naming a missing parent or child, changes nothing and says
+// why, and that a valid one reports the children it takes from another
+// parent.
+func replaceRefusals(t *testing.T, o *orm.ORM, boss, hand *model.Model) {
+	ctx := t.Context()
+	mustCreate(t, o, boss, map[string]any{}) // 1
+	mustCreate(t, o, boss, map[string]any{}) // 2
+	mustCreate(t, o, hand, map[string]any{"boss": 1.0})
+	mustCreate(t, o, hand, map[string]any{"boss": 1.0})
+	mustCreate(t, o, hand, map[string]any{"boss": 2.0})
+	refused := []struct {
+		parent any
+		ids    []any
+		msg    string
+	}{
+		{1.0, []any{1.0, 3.0}, "Cannot remove 2 from `staff`: their `boss` is required."},
+		{1.0, []any{}, "Cannot remove among 1, 2 from `staff`: their `boss` is required."},
+		{1.0, []any{1.0, 2.0, 9.0}, "Could not use specified `staff`: no hand record has the primary key among 1, 2, 9."},
+		{9.0, []any{1.0}, "no boss record has the primary key 9"},
+	}
+	for _, r := range refused {
+		_, err := o.Replace(ctx, boss, "staff", r.parent, r.ids)
+		var me *model.Error
+		if !errors.As(err, &me) || me.Msg != r.msg {
+			t.Errorf("Replace(%v, %v) = %v, want %q", r.parent, r.ids, err, r.msg)
+		}
+	}
+	recs, err := o.Find(ctx, hand, &criteria.Criteria{Limit: criteria.Unlimited}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []any{1.0, 1.0, 2.0} {
+		if recs[i]["boss"] != want {
+			t.Errorf("hand %v has boss %v after refused replaces, want %v", recs[i]["id"], recs[i]["boss"], want)
+		}
+	}
+	ch, err := o.Replace(ctx, boss, "staff", 1.0, []any{3.0, 2.0, 1.0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantChanges(t, "replace taking a hand", ch, "boss#1.staff +[3]", "hand#3.boss=1", "boss#2.staff -[3]")
 }

@@ -121,6 +121,15 @@ func (o *ORM) Replace(ctx context.Context, m *model.Model, alias string, parent 
 	mode := lockOrdered
 	if ctx.Value(txKey{m.Datastore}) == nil {
 		mode = lockParentFirst
+		switch err := o.replaceAtOnce(ctx, &cs, m, a, pk, want); {
+		case errors.Is(err, datastore.ErrLockBusy):
+			mode = lockOrdered // as below
+		case errors.Is(err, errNotAtOnce):
+		case err != nil:
+			return nil, wrap("replace", m, err)
+		default:
+			return cs.changes(), nil
+		}
 	}
 	for attempt := 0; ; attempt++ {
 		err = o.InTx(ctx, m.Datastore, func(ctx context.Context) error {
@@ -273,8 +282,7 @@ func (o *ORM) unlink(ctx context.Context, a *model.Attribute, parent any, ids []
 	if a.Assoc.Kind == model.HasMany {
 		via := a.Assoc.Inverse
 		if via.Required {
-			return model.Errorf(model.Invalid, model.CodeInvalidAssociatedIDs,
-				"Cannot remove %s from `%s`: their `%s` is required.", describeIDs(ids), a.Name, via.Name)
+			return requiredError(a, ids)
 		}
 		te, err := o.entry(a.Assoc.Target)
 		if err != nil {
@@ -302,6 +310,13 @@ func (o *ORM) unlink(ctx context.Context, a *model.Attribute, parent any, ids []
 		Table: je.table, Limit: criteria.Unlimited, Where: criteria.Rename(where, je.column),
 	})
 	return err
+}
+
+// requiredError refuses to remove ids from the one-to-many collection a
+// whose children's key to their parent is required.
+func requiredError(a *model.Attribute, ids []any) error {
+	return model.Errorf(model.Invalid, model.CodeInvalidAssociatedIDs,
+		"Cannot remove %s from `%s`: their `%s` is required.", describeIDs(ids), a.Name, a.Assoc.Inverse.Name)
 }
 
 // lockMode is how lockedMembers takes its locks.
@@ -384,21 +399,11 @@ func (o *ORM) lockedMembers(ctx context.Context, m *model.Model, a *model.Attrib
 	var locked lockedRows
 	var read [][]datastore.Record
 	if mode == lockParentFirst {
-		kids := lockSet{e: te, ids: children, attrs: childAttrs, noWait: true}
-		if a.Assoc.Kind == model.HasMany {
-			kids.or = &criteria.Cmp{Attr: a.Assoc.Inverse.Name, Op: criteria.Eq, Value: pk}
-		} else {
-			join := a.Assoc.Join
-			je, err := o.entry(join.Model)
-			if err != nil {
-				return nil, nil, err
-			}
-			kids.linked = &datastore.Through{
-				Table: je.table, ParentColumn: je.column(join.ParentAttr), ChildColumn: je.column(join.ChildAttr),
-				Parents: []any{pk},
-			}
+		sets, err := o.parentFirstSets(e, te, a, pk, children)
+		if err != nil {
+			return nil, nil, err
 		}
-		locked, read, err = runLocks(ctx, l, []lockSet{{e: e, ids: []any{pk}}, kids}, reads...)
+		locked, read, err = runLocks(ctx, l, sets, reads...)
 	} else {
 		if mode == lockOrdered {
 			// A first read without locks tells which members to lock.
@@ -448,6 +453,29 @@ func (o *ORM) lockedMembers(ctx context.Context, m *model.Model, a *model.Attrib
 	locked.merge(more)
 	have, err = o.members(ctx, a, pk)
 	return have, locked, err
+}
+
+// parentFirstSets returns the locks lockParentFirst takes: the parent's
+// row, then, without waiting, the rows of children and of the members of
+// the parent's collection a (with the key to their parent of a one-to-many
+// collection's children).
+func (o *ORM) parentFirstSets(e, te *entry, a *model.Attribute, pk any, children []any) ([]lockSet, error) {
+	kids := lockSet{e: te, ids: children, noWait: true}
+	if a.Assoc.Kind == model.HasMany {
+		kids.attrs = []string{a.Assoc.Inverse.Name}
+		kids.or = &criteria.Cmp{Attr: a.Assoc.Inverse.Name, Op: criteria.Eq, Value: pk}
+	} else {
+		join := a.Assoc.Join
+		je, err := o.entry(join.Model)
+		if err != nil {
+			return nil, err
+		}
+		kids.linked = &datastore.Through{
+			Table: je.table, ParentColumn: je.column(join.ParentAttr), ChildColumn: je.column(join.ChildAttr),
+			Parents: []any{pk},
+		}
+	}
+	return []lockSet{{e: e, ids: []any{pk}}, kids}, nil
 }
 
 // sameStore reports whether the collection a of e's model, its children
@@ -531,13 +559,7 @@ func lockRows(ctx context.Context, l datastore.Locker, sets []lockSet, reads ...
 // runLocks locks the rows of sets, set after set, each set's rows in key
 // order, and returns them; then it runs reads and returns their rows too.
 func runLocks(ctx context.Context, l datastore.Locker, sets []lockSet, reads ...*datastore.Query) (lockedRows, [][]datastore.Record, error) {
-	locks := make([]datastore.Lock, 0, len(sets))
-	kept := make([]lockSet, 0, len(sets))
-	for _, s := range sets {
-		if lk := s.lock(); lk.Query != nil {
-			locks, kept = append(locks, lk), append(kept, s)
-		}
-	}
+	locks, kept := locksOf(sets)
 	if len(locks) == 0 && len(reads) == 0 {
 		return lockedRows{}, nil, nil
 	}
@@ -545,8 +567,27 @@ func runLocks(ctx context.Context, l datastore.Locker, sets []lockSet, reads ...
 	if err != nil {
 		return nil, nil, err
 	}
-	out := make(lockedRows, len(kept))
-	for i, s := range kept {
+	return lockedFrom(kept, rows), rows[len(locks):], nil
+}
+
+// locksOf returns the datastore.Locks of those of sets that name rows, and
+// those sets.
+func locksOf(sets []lockSet) ([]datastore.Lock, []lockSet) {
+	locks := make([]datastore.Lock, 0, len(sets))
+	kept := make([]lockSet, 0, len(sets))
+	for _, s := range sets {
+		if lk := s.lock(); lk.Query != nil {
+			locks, kept = append(locks, lk), append(kept, s)
+		}
+	}
+	return locks, kept
+}
+
+// lockedFrom returns the rows that the locks of sets (see locksOf) locked,
+// rows[i] those of sets[i].
+func lockedFrom(sets []lockSet, rows [][]datastore.Record) lockedRows {
+	out := make(lockedRows, len(sets))
+	for i, s := range sets {
 		e := s.e
 		// Every key asked for is present, nil when it names no record.
 		recs := out[e.table.Name]
@@ -564,7 +605,7 @@ func runLocks(ctx context.Context, l datastore.Locker, sets []lockSet, reads ...
 			recs[rec[e.model.PrimaryKey]] = rec
 		}
 	}
-	return out, rows[len(locks):], nil
+	return out
 }
 
 // lock returns the datastore.Lock of s, with no Query when s names no row.

@@ -48,6 +48,7 @@ func TestAdapter(t *testing.T, open func(t *testing.T) datastore.Adapter) {
 		{"Deferred", testDeferred},
 		{"Lock", testLock},
 		{"LockNoWait", testLockNoWait},
+		{"ReplaceCollection", testReplaceCollection},
 		{"ConcurrentWriters", testConcurrentWriters},
 	}
 	for _, tt := range tests {

@@ -53,6 +53,19 @@ func (s *session) FindBatch(ctx context.Context, reads []datastore.Read) ([][]da
 // statement's table, table(i).
 func (s *session) readBatch(ctx context.Context, b *pgx.Batch, stmts []sqlgen.Stmt, table func(i int) string) ([][]datastore.Record, error) {
 	br := s.q.SendBatch(ctx, b)
+	out, err := readResults(br, stmts, table)
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// readResults reads from br the rows of each of stmts, in order, leaving br
+// open for any statement queued after them.
+func readResults(br pgx.BatchResults, stmts []sqlgen.Stmt, table func(i int) string) ([][]datastore.Record, error) {
 	out := make([][]datastore.Record, len(stmts))
 	for i, st := range stmts {
 		rows, err := br.Query()
@@ -60,12 +73,8 @@ func (s *session) readBatch(ctx context.Context, b *pgx.Batch, stmts []sqlgen.St
 			out[i], err = scan(rows, st.Columns)
 		}
 		if err != nil {
-			br.Close()
 			return nil, fmt.Errorf("%s: %w", table(i), err)
 		}
-	}
-	if err := br.Close(); err != nil {
-		return nil, err
 	}
 	return out, nil
 }

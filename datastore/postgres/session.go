@@ -45,36 +45,10 @@ func (s *session) FindThrough(ctx context.Context, q *datastore.Query, j *datast
 // statements still run, and lock, one after the other. Outside a
 // transaction the lock would end with the statement, so it only reads.
 func (s *session) Lock(ctx context.Context, locks []datastore.Lock, reads ...*datastore.Query) ([][]datastore.Record, error) {
-	if s.tx != nil {
-		s.tx.keyScansOnly()
-	}
 	b := &pgx.Batch{}
-	stmts := make([]sqlgen.Stmt, 0, len(locks)+len(reads))
-	tables := make([]string, 0, len(locks)+len(reads))
-	for _, l := range locks {
-		sel := *l.Query
-		if len(sel.Select) == 0 {
-			sel.Select = []string{sel.Table.PrimaryKey}
-		}
-		var st sqlgen.Stmt
-		var err error
-		if l.Or != nil || l.Linked != nil {
-			st, err = sqlgen.SelectUnion(s.d, &sel, l.Or, l.Linked)
-		} else {
-			st, err = sqlgen.Select(s.d, &sel)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("lock: %w", err)
-		}
-		switch {
-		case s.tx == nil:
-		case l.NoWait:
-			st.SQL += " FOR UPDATE NOWAIT"
-		default:
-			st.SQL += " FOR UPDATE"
-		}
-		b.Queue(st.SQL, st.Args...)
-		stmts, tables = append(stmts, st), append(tables, sel.Table.Name)
+	stmts, tables, err := s.queueLocks(b, locks)
+	if err != nil {
+		return nil, err
 	}
 	for _, q := range reads {
 		st, err := sqlgen.Select(s.d, q)
@@ -88,7 +62,47 @@ func (s *session) Lock(ctx context.Context, locks []datastore.Lock, reads ...*da
 	if err != nil {
 		return nil, fmt.Errorf("lock %w", lockError(err))
 	}
+	if s.tx != nil {
+		s.tx.seqScansBack()
+	}
 	return out, nil
+}
+
+// queueLocks queues on b the statements that take locks and returns them
+// with their tables' names. In a transaction they are planned to find rows
+// by key (see tx.keyScansOnly).
+func (s *session) queueLocks(b *pgx.Batch, locks []datastore.Lock) ([]sqlgen.Stmt, []string, error) {
+	if s.tx != nil {
+		s.tx.keyScansOnly()
+	}
+	stmts := make([]sqlgen.Stmt, 0, len(locks)+1)
+	tables := make([]string, 0, len(locks)+1)
+	for _, l := range locks {
+		sel := *l.Query
+		if len(sel.Select) == 0 {
+			sel.Select = []string{sel.Table.PrimaryKey}
+		}
+		var st sqlgen.Stmt
+		var err error
+		if l.Or != nil || l.Linked != nil {
+			st, err = sqlgen.SelectUnion(s.d, &sel, l.Or, l.Linked)
+		} else {
+			st, err = sqlgen.Select(s.d, &sel)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("lock: %w", err)
+		}
+		switch {
+		case s.tx == nil:
+		case l.NoWait:
+			st.SQL += " FOR UPDATE NOWAIT"
+		default:
+			st.SQL += " FOR UPDATE"
+		}
+		b.Queue(st.SQL, st.Args...)
+		stmts, tables = append(stmts, st), append(tables, sel.Table.Name)
+	}
+	return stmts, tables, nil
 }
 
 // lockError adds datastore.ErrLockBusy to PostgreSQL's lock_not_available.

@@ -30,7 +30,7 @@ func setting(t *testing.T, ctx context.Context, q querier, name string) string {
 }
 
 // TestLockScansByKey checks that a transaction plans without bitmap scans
-// once it locks (see tx.keyScansOnly), and only until it ends.
+// once it locks, and its locks without sequential scans (see tx.keyScansOnly), and only until it ends.
 func TestLockScansByKey(t *testing.T) {
 	ctx := t.Context()
 	db, err := Open(ctx, datastore.Config{URL: testenv.Postgres(t)})
@@ -56,6 +56,14 @@ func TestLockScansByKey(t *testing.T) {
 		if got := setting(t, ctx, s.q, "enable_bitmapscan"); got != "off" {
 			t.Errorf("enable_bitmapscan after Lock = %s, want off", got)
 		}
+		// The locks alone plan without sequential scans.
+		if got := setting(t, ctx, s.q, "enable_seqscan"); got != "on" {
+			t.Errorf("enable_seqscan after Lock = %s, want on", got)
+		}
+		s.tx.keyScansOnly()
+		if got := setting(t, ctx, s.q, "enable_seqscan"); got != "off" {
+			t.Errorf("enable_seqscan during the locks = %s, want off", got)
+		}
 		return nil
 	})
 	if err != nil {
@@ -66,7 +74,9 @@ func TestLockScansByKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Release()
-	if got := setting(t, ctx, conn, "enable_bitmapscan"); got != "on" {
-		t.Errorf("enable_bitmapscan after the transaction = %s, want on", got)
+	for _, name := range []string{"enable_bitmapscan", "enable_seqscan"} {
+		if got := setting(t, ctx, conn, name); got != "on" {
+			t.Errorf("%s after the transaction = %s, want on", name, got)
+		}
 	}
 }

@@ -167,6 +167,21 @@ func cases() []struct {
 			qq.Select = []string{"id", "petId"}
 			return sqlgen.SelectUnion(d, qq, cmpx("petId", criteria.Eq, 7.0), nil)
 		}},
+		{"replace through", func(d *sqlgen.Dialect) (sqlgen.Stmt, error) {
+			return sqlgen.ReplaceCollection(d, &datastore.Replacement{
+				Parent: links().Table, Key: 1.0, Child: table(), Want: []any{3.0, 2.0}, Through: links(),
+			})
+		}},
+		{"replace one-to-many", func(d *sqlgen.Dialect) (sqlgen.Stmt, error) {
+			return sqlgen.ReplaceCollection(d, &datastore.Replacement{
+				Parent: links().Table, Key: 7.0, Child: table(), Want: []any{}, Via: "petId",
+			})
+		}},
+		{"replace one-to-many required", func(d *sqlgen.Dialect) (sqlgen.Stmt, error) {
+			return sqlgen.ReplaceCollection(d, &datastore.Replacement{
+				Parent: links().Table, Key: 7.0, Child: table(), Want: []any{int64(4)}, Via: "petId", Required: true,
+			})
+		}},
 		{"count", func(d *sqlgen.Dialect) (sqlgen.Stmt, error) {
 			return sqlgen.Count(d, q(cmpx("admin", criteria.Eq, false)))
 		}},

@@ -269,7 +269,14 @@ func (b *builder) array(c *datastore.Column, vals []any) any {
 	if !b.arrays || len(vals) < 2 || c.Type != "" {
 		return nil
 	}
-	switch c.Kind {
+	return typedArray(c.Kind, vals)
+}
+
+// typedArray returns vals, encoded values of kind k, as one typed slice to
+// bind as an array parameter, or nil when k has no array type or some value
+// is not of k's Go type.
+func typedArray(k datastore.Kind, vals []any) any {
+	switch k {
 	case datastore.Integer:
 		return typedSlice[int64](vals)
 	case datastore.Number:

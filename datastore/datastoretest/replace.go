@@ -1,0 +1,144 @@
+package datastoretest
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/skiffhq/skiff/datastore"
+)
+
+// replaceIn runs r in a transaction of its own and returns what it did.
+func replaceIn(t *testing.T, a datastore.Adapter, r *datastore.Replacement) *datastore.Replaced {
+	t.Helper()
+	var out *datastore.Replaced
+	err := a.InTx(t.Context(), func(ctx context.Context, tx datastore.Adapter) error {
+		var err error
+		out, err = tx.(datastore.CollectionReplacer).ReplaceCollection(ctx, r)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("ReplaceCollection = %v", err)
+	}
+	return out
+}
+
+// sorted returns vals, float64 keys, in ascending order: Added has none.
+func sorted(vals []any) []any {
+	out := slices.Clone(vals)
+	slices.SortFunc(out, func(a, b any) int {
+		x, y := a.(float64), b.(float64)
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+func testReplaceCollection(t *testing.T, a datastore.Adapter) {
+	if _, ok := a.(datastore.CollectionReplacer); !ok {
+		t.Skip("the adapter does not implement datastore.CollectionReplacer")
+	}
+	items, j := itemLinks(t, a)
+	groups := kindsTable(tableName(t, "grp"))
+	define(t, a, datastore.MigrateDrop, groups)
+	create(t, a, groups, datastore.Record{}, datastore.Record{}, datastore.Record{})
+	// members lists the items group grp links to, in link order.
+	members := func(grp float64) []any {
+		var out []any
+		for _, l := range find(t, a, where(j.Table, eq("grp", grp))) {
+			out = append(out, l["item"])
+		}
+		return out
+	}
+	through := func(grp float64, want ...any) *datastore.Replacement {
+		linked := *j
+		linked.Parents = []any{grp}
+		kids := lockByID(items, want...)
+		return &datastore.Replacement{
+			Locks:  []datastore.Lock{{Query: lockByID(groups, grp)}, {Query: kids, Linked: &linked, NoWait: true}},
+			Parent: groups, Key: grp, Child: items, Want: want, Through: j,
+		}
+	}
+
+	t.Run("join table", func(t *testing.T) {
+		// Group 2 links 4, 99 (destroyed), 2 and 3, in that order.
+		got := replaceIn(t, a, through(2, 5.0, 2.0, 1.0))
+		diff(t, "applied", got.Applied, true)
+		diff(t, "locked parent", ids(got.Locked[0]), nums(2))
+		diff(t, "locked children", ids(got.Locked[1]), nums(1, 2, 3, 4, 5))
+		diff(t, "removed, in link order, not the link to 99", got.Removed, nums(4, 3))
+		diff(t, "added", sorted(got.Added), nums(1, 5))
+		diff(t, "members after", sorted(members(2)), nums(1, 2, 5))
+		diff(t, "other group untouched", members(1), nums(3, 1, 2))
+	})
+	t.Run("ends the transaction", func(t *testing.T) {
+		var after error
+		err := a.InTx(t.Context(), func(ctx context.Context, tx datastore.Adapter) error {
+			if _, err := tx.(datastore.CollectionReplacer).ReplaceCollection(ctx, through(3)); err != nil {
+				return err
+			}
+			_, after = tx.Find(ctx, all(items))
+			return nil
+		})
+		if err != nil || after == nil {
+			t.Errorf("InTx = %v, Find after ReplaceCollection = %v; want nil and an error", err, after)
+		}
+	})
+	t.Run("missing parent", func(t *testing.T) {
+		got := replaceIn(t, a, through(42, 1.0))
+		diff(t, "applied", got.Applied, false)
+		diff(t, "locked parent", len(got.Locked[0]), 0)
+		diff(t, "members after", members(42), []any(nil))
+	})
+	t.Run("missing wanted child", func(t *testing.T) {
+		got := replaceIn(t, a, through(1, 1.0, 77.0))
+		diff(t, "applied", got.Applied, false)
+		diff(t, "removed and added", [][]any{got.Removed, got.Added}, [][]any{nil, nil})
+		diff(t, "members after", members(1), nums(3, 1, 2))
+	})
+
+	kids := &datastore.Table{Name: tableName(t, "kid"), PrimaryKey: "id", Columns: []datastore.Column{
+		{Name: "id", Kind: datastore.Integer, PrimaryKey: true, AutoIncrement: true, NotNull: true},
+		{Name: "owner", Kind: datastore.Integer, Indexed: true},
+	}}
+	define(t, a, datastore.MigrateDrop, kids)
+	owned := func(owner any) datastore.Record { return datastore.Record{"owner": owner} }
+	create(t, a, kids, owned(1.0), owned(1.0), owned(2.0), owned(nil))
+	oneToMany := func(owner float64, required bool, want ...any) *datastore.Replacement {
+		q := lockByID(kids, want...)
+		q.Select = []string{"id", "owner"}
+		return &datastore.Replacement{
+			Locks:  []datastore.Lock{{Query: lockByID(groups, owner)}, {Query: q, Or: eq("owner", owner), NoWait: true}},
+			Parent: groups, Key: owner, Child: kids, Want: want, Via: "owner", Required: required,
+		}
+	}
+	owners := func() []any {
+		var out []any
+		for _, k := range find(t, a, all(kids)) {
+			out = append(out, k["owner"])
+		}
+		return out
+	}
+	t.Run("required key", func(t *testing.T) {
+		got := replaceIn(t, a, oneToMany(1, true, 1.0, 3.0))
+		diff(t, "applied", got.Applied, false)
+		diff(t, "owners after", owners(), []any{1.0, 1.0, 2.0, nil})
+	})
+	t.Run("one-to-many", func(t *testing.T) {
+		got := replaceIn(t, a, oneToMany(1, false, 4.0, 3.0))
+		diff(t, "applied", got.Applied, true)
+		var before [][2]any
+		for _, r := range got.Locked[1] {
+			before = append(before, [2]any{r["id"], r["owner"]})
+		}
+		diff(t, "locked children with their owner before", before, [][2]any{{1.0, 1.0}, {2.0, 1.0}, {3.0, 2.0}, {4.0, nil}})
+		diff(t, "removed", got.Removed, nums(1, 2))
+		diff(t, "added, 3 taken from owner 2", sorted(got.Added), nums(3, 4))
+		diff(t, "owners after", owners(), []any{nil, nil, 1.0, 1.0})
+	})
+}

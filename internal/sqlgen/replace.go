@@ -1,0 +1,193 @@
+package sqlgen
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/skiffhq/skiff/datastore"
+)
+
+// Columns of the rows ReplaceCollection's statement returns: whether the
+// change was valid (every row), then for each child it unlinked (op 1) or
+// linked (op 2) its key and whether it exists. The prefix keeps them apart
+// from any model attribute.
+const (
+	ReplaceOK    = "__skiff_ok"
+	ReplaceOp    = "__skiff_op"
+	ReplaceChild = "__skiff_child"
+	ReplaceLive  = "__skiff_live"
+)
+
+// Values of the ReplaceOp column.
+const (
+	ReplaceRemoved = 1
+	ReplaceAdded   = 2
+)
+
+// ReplaceCollection compiles the one statement that makes r.Want exactly
+// the members of the collection r describes (see datastore.Replacement; its
+// Locks are the adapter's), with data-modifying WITH queries guarded by
+// one validity test, so that an invalid change writes nothing: the parent
+// exists, every wanted child exists and, for a required one-to-many key, no
+// member would leave. All its parts see one snapshot, taken after the locks
+// the statements before it took. It returns one row with the test alone
+// when nothing changed, else one per child unlinked, in the order of the
+// join rows' keys (one-to-many: of the children's keys), then one per child
+// linked, in no particular order (join rows are inserted in the order of
+// r.Want). The keys are bound once, as an array;
+// dialects without numbered placeholders and RETURNING, and key columns of
+// an explicit type, are refused with errors.ErrUnsupported.
+func ReplaceCollection(d *Dialect, r *datastore.Replacement) (Stmt, error) {
+	if !d.Numbered || !d.Returning {
+		return Stmt{}, fmt.Errorf("replace collection on %s: %w", d.Name, errors.ErrUnsupported)
+	}
+	if r.Parent == nil || r.Child == nil {
+		return Stmt{}, errors.New("replace collection: no parent or child table")
+	}
+	pk, ck := r.Parent.Column(r.Parent.PrimaryKey), r.Child.Column(r.Child.PrimaryKey)
+	if pk == nil || ck == nil {
+		return Stmt{}, fmt.Errorf("replace collection %s.%s: no primary key column", r.Parent.Name, r.Child.Name)
+	}
+	keyType, wantType := d.Types[pk.Kind], d.Types[ck.Kind]
+	key, err := Encode(pk.Kind, r.Key)
+	if err != nil {
+		return Stmt{}, err
+	}
+	want := make([]any, len(r.Want))
+	for i, v := range r.Want {
+		if want[i], err = Encode(ck.Kind, v); err != nil {
+			return Stmt{}, err
+		}
+	}
+	arr := typedArray(ck.Kind, want)
+	if pk.Type != "" || ck.Type != "" || keyType == "" || wantType == "" || arr == nil || key == nil {
+		return Stmt{}, fmt.Errorf("replace collection %s.%s: keys not bound as an array: %w", r.Parent.Name, r.Child.Name, errors.ErrUnsupported)
+	}
+	b := &builder{d: d, t: r.Child, args: []any{key, arr, int64(len(want))}}
+	k, w := "$1::"+keyType, "$2::"+wantType+"[]"
+
+	// The membership: the table holding it, its column of parent keys and
+	// of child keys, and the column ordering the members.
+	var links, parentCol, childCol, orderCol string
+	if j := r.Through; j != nil {
+		if j.Table == nil || j.Table.Column(j.ParentColumn) == nil || j.Table.Column(j.ChildColumn) == nil {
+			return Stmt{}, fmt.Errorf("replace collection %s.%s: bad join table", r.Parent.Name, r.Child.Name)
+		}
+		links, parentCol, childCol, orderCol = j.Table.Name, j.ParentColumn, j.ChildColumn, j.Table.PrimaryKey
+	} else {
+		if r.Child.Column(r.Via) == nil {
+			return Stmt{}, fmt.Errorf("table %s has no column %q", r.Child.Name, r.Via)
+		}
+		links, parentCol, childCol, orderCol = r.Child.Name, r.Via, ck.Name, ck.Name
+	}
+	// members writes the condition on the rows of links that link the
+	// parent to a child not wanted.
+	members := func() {
+		b.ident(parentCol)
+		b.str(" = " + k + " AND ")
+		b.ident(childCol)
+		b.str(" <> ALL(" + w + ")")
+	}
+	guard := " AND (SELECT " + d.Ident("v") + " FROM " + d.Ident("ok") + ")"
+
+	b.str("WITH ")
+	b.ident("ok")
+	b.str(" AS (SELECT EXISTS (SELECT 1 FROM ")
+	b.ident(r.Parent.Name)
+	b.str(" WHERE ")
+	b.ident(pk.Name)
+	// Each wanted key is looked up on its own (a scalar subquery runs
+	// per row, through the key's index): as a join, on tables without
+	// statistics, the planner hashes a scan of the whole child table.
+	b.str(" = " + k + ") AND (SELECT count(*) FROM unnest(" + w + ") AS " + d.Ident("w") + " (" + d.Ident("c") + ") WHERE (SELECT TRUE FROM ")
+	b.ident(r.Child.Name)
+	b.str(" WHERE ")
+	b.ident(ck.Name)
+	b.str(" = " + d.Ident("w") + "." + d.Ident("c") + ")) = $3::BIGINT")
+	if r.Through == nil && r.Required {
+		b.str(" AND NOT EXISTS (SELECT 1 FROM ")
+		b.ident(links)
+		b.str(" WHERE ")
+		members()
+		b.str(")")
+	}
+	b.str(" AS ")
+	b.ident("v")
+	b.str("), ")
+	b.ident("del")
+	if r.Through != nil {
+		b.str(" AS (DELETE FROM ")
+		b.ident(links)
+	} else {
+		b.str(" AS (UPDATE ")
+		b.ident(links)
+		b.str(" SET ")
+		b.ident(parentCol)
+		b.str(" = NULL")
+	}
+	b.str(" WHERE ")
+	members()
+	b.str(guard + " RETURNING ")
+	b.ident(orderCol)
+	b.str(" AS ")
+	b.ident("ord")
+	b.str(", ")
+	b.ident(childCol)
+	b.str(" AS ")
+	b.ident("child")
+	b.str("), ")
+	b.ident("ins")
+	if r.Through != nil {
+		// The links are inserted in the order of Want, which the join
+		// rows' keys then keep.
+		b.str(" AS (INSERT INTO ")
+		b.ident(links)
+		b.str(" (")
+		b.ident(parentCol)
+		b.str(", ")
+		b.ident(childCol)
+		b.str(") SELECT " + k + ", " + d.Ident("w") + "." + d.Ident("c") + " FROM unnest(" + w + ") WITH ORDINALITY AS " +
+			d.Ident("w") + " (" + d.Ident("c") + ", " + d.Ident("n") + ") WHERE NOT EXISTS (SELECT 1 FROM ")
+		b.ident(links)
+		b.str(" WHERE ")
+		b.ident(parentCol)
+		b.str(" = " + k + " AND ")
+		b.ident(childCol)
+		b.str(" = " + d.Ident("w") + "." + d.Ident("c") + ")" + guard + " ORDER BY " + d.Ident("w") + "." + d.Ident("n"))
+	} else {
+		b.str(" AS (UPDATE ")
+		b.ident(links)
+		b.str(" SET ")
+		b.ident(parentCol)
+		b.str(" = " + k + " WHERE ")
+		b.ident(childCol)
+		b.str(" = ANY(" + w + ") AND ")
+		b.ident(parentCol)
+		b.str(" IS DISTINCT FROM " + k + guard)
+	}
+	b.str(" RETURNING ")
+	b.ident(childCol)
+	b.str(" AS ")
+	b.ident("child")
+	b.str(") SELECT " + d.Ident("ok") + "." + d.Ident("v") + ", ")
+	x := d.Ident("x") + "."
+	b.str(x + d.Ident("op") + ", " + x + d.Ident("child") + ", " + x + d.Ident("live") + " FROM ")
+	b.ident("ok")
+	// The unlinked children are told apart from links to destroyed ones,
+	// each looked up on its own as above, in the snapshot the writes
+	// started from, where they all still exist.
+	b.str(" LEFT JOIN (SELECT " + fmt.Sprint(ReplaceRemoved) + " AS " + d.Ident("op") + ", " + d.Ident("del") + "." + d.Ident("child") +
+		", (SELECT TRUE FROM ")
+	b.ident(r.Child.Name)
+	b.str(" WHERE ")
+	b.ident(ck.Name)
+	b.str(" = " + d.Ident("del") + "." + d.Ident("child") + ") IS NOT NULL AS " + d.Ident("live") + ", " + d.Ident("del") + "." + d.Ident("ord") +
+		" FROM " + d.Ident("del") + " UNION ALL SELECT " + fmt.Sprint(ReplaceAdded) + ", " + d.Ident("ins") + "." + d.Ident("child") +
+		", TRUE, NULL FROM " + d.Ident("ins") + ") AS " + d.Ident("x") + " ON TRUE ORDER BY " + x + d.Ident("op") + ", " + x + d.Ident("ord"))
+	return Stmt{SQL: b.sb.String(), Args: b.args, Columns: []*datastore.Column{
+		{Name: ReplaceOK, Kind: datastore.Boolean},
+		{Name: ReplaceOp, Kind: datastore.Integer},
+		{Name: ReplaceChild, Kind: ck.Kind},
+		{Name: ReplaceLive, Kind: datastore.Boolean},
+	}}, nil
+}

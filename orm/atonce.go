@@ -1,0 +1,122 @@
+package orm
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/skiffhq/skiff/datastore"
+	"github.com/skiffhq/skiff/model"
+)
+
+// errNotAtOnce makes Replace take its other paths: replaceAtOnce could not
+// make the change, and nothing changed.
+var errNotAtOnce = errors.New("replace not made in one round trip")
+
+// replaceAtOnce is Replace in one round trip to the engine, BEGIN to
+// COMMIT, where the adapter can (datastore.CollectionReplacer) and the
+// parent, children and join table share its datastore: the parent's lock,
+// for which concurrent replaces of one parent queue, is then held only
+// while the server runs the change. It takes the locks of lockParentFirst,
+// so it may only run in a transaction of its own. It answers errNotAtOnce
+// when the adapter cannot, or when the engine refused a change that the
+// locked rows say is valid (a member joined without locking the parent),
+// and an error wrapping datastore.ErrLockBusy when a child was busy; either
+// way nothing changed and the caller goes the slower way.
+func (o *ORM) replaceAtOnce(ctx context.Context, cs *changeSet, m *model.Model, a *model.Attribute, pk any, want []any) error {
+	e, err := o.entry(m)
+	if err != nil {
+		return err
+	}
+	te, err := o.entry(a.Assoc.Target)
+	if err != nil {
+		return err
+	}
+	// The adapter tells before a transaction begins (SQLite's would take
+	// the database's write lock for nothing).
+	if _, ok := e.adapter.(datastore.CollectionReplacer); !ok || !o.sameStore(e, a) {
+		return errNotAtOnce
+	}
+	err = o.InTx(ctx, m.Datastore, func(ctx context.Context) error {
+		r, ok := o.adapter(ctx, e).(datastore.CollectionReplacer)
+		if !ok || !o.sameStore(e, a) {
+			return errNotAtOnce
+		}
+		sets, err := o.parentFirstSets(e, te, a, pk, want)
+		if err != nil {
+			return err
+		}
+		locks, kept := locksOf(sets)
+		rep := &datastore.Replacement{Locks: locks, Parent: e.table, Key: pk, Child: te.table, Want: want}
+		if a.Assoc.Kind == model.HasMany {
+			rep.Via, rep.Required = te.column(a.Assoc.Inverse.Name), a.Assoc.Inverse.Required
+		} else {
+			rep.Through = kept[1].linked
+		}
+		done, err := r.ReplaceCollection(ctx, rep)
+		if errors.Is(err, errors.ErrUnsupported) {
+			return errNotAtOnce
+		}
+		if err != nil {
+			return err
+		}
+		locked := lockedFrom(kept, done.Locked)
+		if !done.Applied {
+			return o.refusal(locked, done.Locked[1], m, a, te, pk, want)
+		}
+		removed := make([]any, len(done.Removed))
+		for i, id := range done.Removed {
+			removed[i] = te.key(id)
+		}
+		added := make([]any, 0, len(done.Added))
+		for _, id := range done.Added {
+			added = append(added, te.key(id))
+		}
+		// Added in the order of the ids given, as Replace reports them.
+		added = slices.DeleteFunc(slices.Clone(want), func(id any) bool { return !slices.Contains(added, id) })
+		cs.collectionChanged(m, a, pk, added, removed)
+		// Every added child was locked with its parent, so takeFrom reads
+		// nothing from the transaction, which has ended.
+		return o.takeFrom(ctx, cs, locked, m, a, pk, added)
+	})
+	return err
+}
+
+// refusal returns the error Replace answers for the change replaceAtOnce
+// refused, found from the rows it locked (members are those of the
+// children, kids, that the collection a had): the parent is missing, a
+// wanted child is, or a member would lose a required key; errNotAtOnce
+// when the locked rows show none of these.
+func (o *ORM) refusal(locked lockedRows, kids []datastore.Record, m *model.Model, a *model.Attribute, te *entry, pk any, want []any) error {
+	e, err := o.entry(m)
+	if err != nil {
+		return err
+	}
+	if locked.row(e, pk) == nil {
+		return notFoundRecord(m, pk)
+	}
+	for _, id := range want {
+		if locked.row(te, id) == nil {
+			return requireAll(a, want, nil)
+		}
+	}
+	if a.Assoc.Kind == model.HasMany && a.Assoc.Inverse.Required {
+		var leaving []any
+		for _, row := range kids {
+			rec := te.fromRow(row)
+			if id := rec[te.model.PrimaryKey]; rec[a.Assoc.Inverse.Name] == pk && !slices.Contains(want, id) {
+				leaving = append(leaving, id)
+			}
+		}
+		if len(leaving) > 0 {
+			return requiredError(a, leaving)
+		}
+	}
+	return errNotAtOnce
+}
+
+// key returns the key of e's model that v, a value of its key column,
+// stands for.
+func (e *entry) key(v any) any {
+	return e.fromRow(datastore.Record{e.table.PrimaryKey: v})[e.model.PrimaryKey]
+}
