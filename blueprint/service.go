@@ -356,9 +356,10 @@ func (s *Service) changeCollection(ctx context.Context, ps *pubsub, action Actio
 		return nil, model.Errorf(model.Invalid, model.CodeInvalidTargetIDs, "%s needs the parent's primary key in the URL.", action)
 	}
 	var changes orm.Changes
+	var rec model.Record
 	switch action {
 	case Replace:
-		changes, err = s.orm.Replace(ctx, m, o.Alias, o.TargetRecordID, o.AssociatedIDs)
+		changes, rec, err = s.orm.ReplaceThenFind(ctx, m, o.Alias, o.TargetRecordID, o.AssociatedIDs, pops)
 	default:
 		if len(o.AssociatedIDs) != 1 || o.AssociatedIDs[0] == nil {
 			return nil, model.Errorf(model.Invalid, model.CodeInvalidAssociatedIDs, "%s needs the child's primary key in the URL.", action)
@@ -377,9 +378,10 @@ func (s *Service) changeCollection(ctx context.Context, ps *pubsub, action Actio
 		return nil, err
 	}
 	ps.collectionChanged(m, o.Alias, pk, action, changes)
-	rec, err := s.orm.FindByPK(ctx, m, pk, pops)
-	if err != nil {
-		return nil, err
+	if action != Replace {
+		if rec, err = s.orm.FindByPK(ctx, m, pk, pops); err != nil {
+			return nil, err
+		}
 	}
 	if rec == nil {
 		return nil, notFound()

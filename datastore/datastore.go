@@ -283,6 +283,9 @@ type Replacement struct {
 	Through  *Through
 	Via      string
 	Required bool
+	// After are reads run once the change is committed, in the same round
+	// trip: the answer to the change, say. They see what was committed.
+	After []Read
 }
 
 // Replaced is what a ReplaceCollection did.
@@ -301,6 +304,9 @@ type Replaced struct {
 	// no particular order.
 	Removed []any
 	Added   []any
+	// After holds the rows of each of the Replacement's After reads, or is
+	// nil when they could not be read; the change stands either way.
+	After [][]Record
 }
 
 // ErrLockBusy is the error (wrapped) of a Lock with NoWait that found a

@@ -23,19 +23,24 @@ var errNotAtOnce = errors.New("replace not made in one round trip")
 // locked rows say is valid (a member joined without locking the parent),
 // and an error wrapping datastore.ErrLockBusy when a child was busy; either
 // way nothing changed and the caller goes the slower way.
-func (o *ORM) replaceAtOnce(ctx context.Context, cs *changeSet, m *model.Model, a *model.Attribute, pk any, want []any) error {
+func (o *ORM) replaceAtOnce(ctx context.Context, cs *changeSet, m *model.Model, a *model.Attribute, pk any, want []any, answer *keyRead) (answered bool, err error) {
 	e, err := o.entry(m)
 	if err != nil {
-		return err
+		return false, err
 	}
 	te, err := o.entry(a.Assoc.Target)
 	if err != nil {
-		return err
+		return false, err
 	}
 	// The adapter tells before a transaction begins (SQLite's would take
 	// the database's write lock for nothing).
 	if _, ok := e.adapter.(datastore.CollectionReplacer); !ok || !o.sameStore(e, a) {
-		return errNotAtOnce
+		return false, errNotAtOnce
+	}
+	// The answer's first reads go after the commit, in the same round trip.
+	var after []pending
+	if answer != nil && !answer.find {
+		after = answer.firstReads()
 	}
 	err = o.InTx(ctx, m.Datastore, func(ctx context.Context) error {
 		r, ok := o.adapter(ctx, e).(datastore.CollectionReplacer)
@@ -48,6 +53,9 @@ func (o *ORM) replaceAtOnce(ctx context.Context, cs *changeSet, m *model.Model, 
 		}
 		locks, kept := locksOf(sets)
 		rep := &datastore.Replacement{Locks: locks, Parent: e.table, Key: pk, Child: te.table, Want: want}
+		for _, r := range after {
+			rep.After = append(rep.After, r.read)
+		}
 		if a.Assoc.Kind == model.HasMany {
 			rep.Via, rep.Required = te.column(a.Assoc.Inverse.Name), a.Assoc.Inverse.Required
 		} else {
@@ -59,6 +67,12 @@ func (o *ORM) replaceAtOnce(ctx context.Context, cs *changeSet, m *model.Model, 
 		}
 		if err != nil {
 			return err
+		}
+		if done.Applied && len(after) > 0 && len(done.After) == len(after) {
+			for i, r := range after {
+				r.into(done.After[i])
+			}
+			answered = true
 		}
 		locked := lockedFrom(kept, done.Locked)
 		if !done.Applied {
@@ -79,7 +93,7 @@ func (o *ORM) replaceAtOnce(ctx context.Context, cs *changeSet, m *model.Model, 
 		// nothing from the transaction, which has ended.
 		return o.takeFrom(ctx, cs, locked, m, a, pk, added)
 	})
-	return err
+	return answered && err == nil, err
 }
 
 // refusal returns the error Replace answers for the change replaceAtOnce

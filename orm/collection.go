@@ -106,13 +106,51 @@ func memberIDs(me *entry, rows []datastore.Record, attr string) []any {
 // on every side. A missing parent is a NotFound error and ids of records
 // that do not exist an Invalid one; either way nothing changes.
 func (o *ORM) Replace(ctx context.Context, m *model.Model, alias string, parent any, ids []any) (Changes, error) {
+	changes, _, err := o.replace(ctx, m, alias, parent, ids, nil)
+	return changes, err
+}
+
+// ReplaceThenFind is Replace followed by FindByPK of the parent with pops,
+// the answer blueprint's replace gives. Where the change goes in one round
+// trip (see replaceAtOnce), the record and its collections are read in the
+// same one, just after the commit.
+func (o *ORM) ReplaceThenFind(ctx context.Context, m *model.Model, alias string, parent any, ids []any, pops []Populate) (Changes, model.Record, error) {
+	var k *keyRead
+	if pk, err := m.NormalizePK(parent); err == nil {
+		if k, err = o.keyReads(ctx, m, &criteria.Criteria{Where: pkWhere(m, pk), Limit: 2}, pk, pops); err != nil {
+			return nil, nil, err
+		}
+	}
+	changes, answered, err := o.replace(ctx, m, alias, parent, ids, k)
+	if err != nil {
+		return nil, nil, err
+	}
+	pk, err := m.NormalizePK(parent)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !answered {
+		rec, err := o.FindByPK(ctx, m, pk, pops)
+		return changes, rec, err
+	}
+	recs, err := o.finishKeyReads(ctx, k)
+	if err != nil || len(recs) == 0 {
+		return changes, nil, err
+	}
+	return changes, recs[0], nil
+}
+
+// replace is Replace; when answer is set and the change went in one round
+// trip, answer's first reads were made after the commit, and answered is
+// set.
+func (o *ORM) replace(ctx context.Context, m *model.Model, alias string, parent any, ids []any, answer *keyRead) (changes Changes, answered bool, err error) {
 	a, pk, err := o.collection(m, alias, parent)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	want, err := childIDs(a, ids)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	var cs changeSet
 	var extra []any
@@ -121,14 +159,14 @@ func (o *ORM) Replace(ctx context.Context, m *model.Model, alias string, parent 
 	mode := lockOrdered
 	if ctx.Value(txKey{m.Datastore}) == nil {
 		mode = lockParentFirst
-		switch err := o.replaceAtOnce(ctx, &cs, m, a, pk, want); {
+		switch answered, err := o.replaceAtOnce(ctx, &cs, m, a, pk, want, answer); {
 		case errors.Is(err, datastore.ErrLockBusy):
 			mode = lockOrdered // as below
 		case errors.Is(err, errNotAtOnce):
 		case err != nil:
-			return nil, wrap("replace", m, err)
+			return nil, false, wrap("replace", m, err)
 		default:
-			return cs.changes(), nil
+			return cs.changes(), answered, nil
 		}
 	}
 	for attempt := 0; ; attempt++ {
@@ -193,9 +231,9 @@ func (o *ORM) Replace(ctx context.Context, m *model.Model, alias string, parent 
 		extra = union(extra, late)
 	}
 	if err != nil {
-		return nil, wrap("replace", m, err)
+		return nil, false, wrap("replace", m, err)
 	}
-	return cs.changes(), nil
+	return cs.changes(), false, nil
 }
 
 // AddTo makes child a member of the collection alias of the record of m

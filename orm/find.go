@@ -113,19 +113,47 @@ func pinnedKey(m *model.Model, where criteria.Expr) (any, bool) {
 // trip, and dropped when no record matches. The other associations are
 // populated afterwards, as Find populates them.
 func (o *ORM) findByKey(ctx context.Context, m *model.Model, c *criteria.Criteria, pk any, pops []Populate) ([]model.Record, error) {
+	k, err := o.keyReads(ctx, m, c, pk, pops)
+	if k == nil || err != nil {
+		return nil, err
+	}
+	if k.find {
+		return o.Find(ctx, m, c, pops)
+	}
+	if err := o.readPlurals(ctx, k.early, k.self()); err != nil {
+		return nil, fmt.Errorf("find %s: %w", m.Identity, err)
+	}
+	return o.finishKeyReads(ctx, k)
+}
+
+// keyRead is findByKey's reading of a record by its key with the
+// collections it populates in the same round trip.
+type keyRead struct {
+	e     *entry
+	c     *criteria.Criteria
+	pops  []Populate
+	early []*plural  // read with the record
+	rest  []Populate // populated once the record is read
+	rows  []datastore.Record
+	// find is set when the adapter cannot batch reads: Find then reads the
+	// record first, so that a missing one wastes no reads of children.
+	find bool
+}
+
+// keyReads prepares the reads of findByKey.
+func (o *ORM) keyReads(ctx context.Context, m *model.Model, c *criteria.Criteria, pk any, pops []Populate) (*keyRead, error) {
 	e, err := o.entry(m)
 	if err != nil {
 		return nil, err
 	}
+	k := &keyRead{e: e, c: c, pops: pops}
 	attrs, err := e.associations(pops)
 	if _, batches := o.adapter(ctx, e).(datastore.BatchFinder); err != nil || !batches {
-		// Without batches, reading the children first saves nothing and
-		// wastes their reads when no record matches. Find reports a bad
-		// populate once it has found a record to populate.
-		return o.Find(ctx, m, c, pops)
+		// Find reports a bad populate once it has found a record to
+		// populate.
+		k.find = true
+		return k, nil
 	}
-	var early []*plural
-	var rest []Populate
 	for i, a := range attrs {
 		if sub := childCriteria(pops[i].Criteria); a.Assoc.Kind != model.BelongsTo && !sub.Noop {
 			p, err := o.plan(ctx, e, a, sub, []any{pk})
@@ -133,28 +161,49 @@ func (o *ORM) findByKey(ctx context.Context, m *model.Model, c *criteria.Criteri
 				return nil, fmt.Errorf("populate %s.%s: %w", m.Identity, a.Name, err)
 			}
 			if p != nil && p.te.store == e.store {
-				early = append(early, p)
+				k.early = append(k.early, p)
 				continue
 			}
 		}
-		rest = append(rest, pops[i])
+		k.rest = append(k.rest, pops[i])
 	}
-	var rows []datastore.Record
-	self := pending{e: e, read: datastore.Read{Query: e.query(c)}, into: func(r []datastore.Record) { rows = r }}
-	if err := o.readPlurals(ctx, early, self); err != nil {
-		return nil, fmt.Errorf("find %s: %w", m.Identity, err)
+	return k, nil
+}
+
+// self is the read of the record itself.
+func (k *keyRead) self() pending {
+	return pending{e: k.e, read: datastore.Read{Query: k.e.query(k.c)}, into: func(r []datastore.Record) { k.rows = r }}
+}
+
+// firstReads returns the reads that go out first, the record's and its
+// early collections', all to the record's datastore.
+func (k *keyRead) firstReads() []pending {
+	out := []pending{k.self()}
+	for _, p := range k.early {
+		if r, ok := p.next(); ok {
+			out = append(out, pending{e: p.te, read: r, into: p.got})
+		}
 	}
-	recs := e.records(rows)
+	return out
+}
+
+// finishKeyReads runs what k still needs once its first reads are in and
+// returns the records (none or one).
+func (o *ORM) finishKeyReads(ctx context.Context, k *keyRead) ([]model.Record, error) {
+	if err := o.readPlurals(ctx, k.early); err != nil {
+		return nil, fmt.Errorf("find %s: %w", k.e.model.Identity, err)
+	}
+	recs := k.e.records(k.rows)
 	if len(recs) == 0 {
 		return recs, nil
 	}
-	for _, p := range early {
+	for _, p := range k.early {
 		p.assign(recs)
 	}
-	if err := o.populate(ctx, e, recs, rest); err != nil {
+	if err := o.populate(ctx, k.e, recs, k.rest); err != nil {
 		return nil, err
 	}
-	omit(recs, c.Omit)
+	omit(recs, k.c.Omit)
 	return recs, nil
 }
 

@@ -76,6 +76,20 @@ func testReplaceCollection(t *testing.T, a datastore.Adapter) {
 		diff(t, "members after", sorted(members(2)), nums(1, 2, 5))
 		diff(t, "other group untouched", members(1), nums(3, 1, 2))
 	})
+	t.Run("reads after the commit", func(t *testing.T) {
+		r := through(3, 4.0)
+		r.After = []datastore.Read{
+			{Query: where(j.Table, eq("grp", 3.0))},
+			{Query: all(items), Through: &datastore.Through{Table: j.Table, ParentColumn: "grp", ChildColumn: "item", Parents: []any{3.0}}},
+		}
+		got := replaceIn(t, a, r)
+		diff(t, "applied", got.Applied, true)
+		if len(got.After) != 2 {
+			t.Fatalf("After = %d results, want 2", len(got.After))
+		}
+		diff(t, "links read after the commit", len(got.After[0]), 1)
+		diff(t, "members read after the commit", ids(got.After[1]), nums(4))
+	})
 	t.Run("ends the transaction", func(t *testing.T) {
 		var after error
 		err := a.InTx(t.Context(), func(ctx context.Context, tx datastore.Adapter) error {

@@ -28,6 +28,19 @@ func (s *session) FindBatch(ctx context.Context, reads []datastore.Read) ([][]da
 		return out, nil
 	}
 	b := &pgx.Batch{}
+	stmts, err := s.queueReads(b, reads)
+	if err != nil {
+		return nil, fmt.Errorf("find batch: %w", err)
+	}
+	out, err = s.readBatch(ctx, b, stmts, func(i int) string { return reads[i].Query.Table.Name })
+	if err != nil {
+		return nil, fmt.Errorf("find batch: %w", err)
+	}
+	return out, nil
+}
+
+// queueReads queues on b the statement of each of reads and returns them.
+func (s *session) queueReads(b *pgx.Batch, reads []datastore.Read) ([]sqlgen.Stmt, error) {
 	stmts := make([]sqlgen.Stmt, len(reads))
 	for i, r := range reads {
 		var err error
@@ -37,15 +50,11 @@ func (s *session) FindBatch(ctx context.Context, reads []datastore.Read) ([][]da
 			stmts[i], err = sqlgen.SelectThrough(s.d, r.Query, r.Through)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("find batch: %w", err)
+			return nil, err
 		}
 		b.Queue(stmts[i].SQL, stmts[i].Args...)
 	}
-	out, err := s.readBatch(ctx, b, stmts, func(i int) string { return reads[i].Query.Table.Name })
-	if err != nil {
-		return nil, fmt.Errorf("find batch: %w", err)
-	}
-	return out, nil
+	return stmts, nil
 }
 
 // readBatch sends b, whose queued statements are stmts, in one round trip

@@ -44,15 +44,27 @@ func (s *session) ReplaceCollection(ctx context.Context, r *datastore.Replacemen
 	}
 	b.Queue(change.SQL, change.Args...)
 	stmts, tables = append(stmts, change), append(tables, r.Child.Name)
-	var rows [][]datastore.Record
+	var after *pgx.Batch
+	var afterStmts []sqlgen.Stmt
+	if len(r.After) > 0 {
+		after = &pgx.Batch{}
+		if afterStmts, err = s.queueReads(after, r.After); err != nil {
+			// Reads it cannot compile are left to the caller, as reads
+			// that fail after the commit are.
+			after, afterStmts = nil, nil
+		}
+	}
+	var rows, afterRows [][]datastore.Record
 	err = s.tx.commitWith(ctx, b, func(br pgx.BatchResults) error {
 		rows, err = readResults(br, stmts, func(i int) string { return tables[i] })
 		return err
+	}, after, func(br pgx.BatchResults) {
+		afterRows, _ = readResults(br, afterStmts, func(i int) string { return r.After[i].Query.Table.Name })
 	})
 	if err != nil {
 		return nil, fmt.Errorf("replace collection %w", lockError(err))
 	}
-	out := &datastore.Replaced{Locked: rows[:len(r.Locks)]}
+	out := &datastore.Replaced{Locked: rows[:len(r.Locks)], After: afterRows}
 	for i, row := range rows[len(r.Locks)] {
 		if i == 0 {
 			out.Applied = row[sqlgen.ReplaceOK] == true

@@ -141,23 +141,33 @@ func (t *tx) commit(ctx context.Context) error {
 	if t.ended || !t.begun && len(t.pending) == 0 {
 		return nil
 	}
-	return t.commitWith(ctx, &pgx.Batch{}, func(pgx.BatchResults) error { return nil })
+	return t.commitWith(ctx, &pgx.Batch{}, func(pgx.BatchResults) error { return nil }, nil, nil)
 }
 
 // commitWith sends b's statements and COMMIT in one round trip (after
 // BEGIN and the pending writes, as SendBatch does), so that the
 // transaction's locks are released as soon as the server has run them;
-// read reads the results of b's statements. Once it returns nil the
-// transaction has ended and refuses anything more.
-func (t *tx) commitWith(ctx context.Context, b *pgx.Batch, read func(pgx.BatchResults) error) error {
+// read reads the results of b's statements. The statements of after, when
+// not nil, follow COMMIT in the same round trip, outside the transaction;
+// readAfter reads their results, and their failure leaves the commit as it
+// is. Once it returns nil the transaction has ended and refuses anything
+// more.
+func (t *tx) commitWith(ctx context.Context, b *pgx.Batch, read func(pgx.BatchResults) error, after *pgx.Batch, readAfter func(pgx.BatchResults)) error {
 	b.Queue("commit")
+	if after != nil {
+		b.QueuedQueries = append(b.QueuedQueries, after.QueuedQueries...)
+	}
 	br := t.SendBatch(ctx, b)
 	err := read(br)
 	var tag pgconn.CommandTag
 	if err == nil {
 		tag, err = br.Exec()
 	}
-	if cerr := br.Close(); err == nil {
+	if err == nil && after != nil && tag.String() != "ROLLBACK" {
+		readAfter(br)
+		// An error closing now is the reads', after the commit.
+		br.Close()
+	} else if cerr := br.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
