@@ -50,21 +50,15 @@ func populatedLists(b *testing.B, h http.Handler) {
 //
 //	go test -run '^$' -bench Create -benchtime 2s .
 func BenchmarkCreate(b *testing.B) {
-	for _, store := range []string{"sqlite", "postgres"} {
-		b.Run(store, func(b *testing.B) {
-			var environ []string
-			if store == "postgres" {
-				environ = postgresEnviron(b)
-			}
-			h := petshop(b, environ)
-			b.ReportAllocs()
-			n := 0
-			for b.Loop() {
-				n++
-				serveOK(b, h, http.MethodPost, "/product", fmt.Sprintf(`{"name":"Product %d","sku":"sku-%d","price":%d,"stock":%d}`, n, n, n, n))
-			}
-		})
-	}
+	onEachStore(b, func(b *testing.B, environ []string) {
+		h := petshop(b, environ)
+		b.ReportAllocs()
+		n := 0
+		for b.Loop() {
+			n++
+			serveOK(b, h, http.MethodPost, "/product", fmt.Sprintf(`{"name":"Product %d","sku":"sku-%d","price":%d,"stock":%d}`, n, n, n, n))
+		}
+	})
 }
 
 // BenchmarkReplace measures PUT /:model/:id/:association with 10 ids
@@ -75,26 +69,20 @@ func BenchmarkCreate(b *testing.B) {
 //
 //	go test -run '^$' -bench Replace -benchtime 2s .
 func BenchmarkReplace(b *testing.B) {
-	for _, store := range []string{"sqlite", "postgres"} {
-		b.Run(store, func(b *testing.B) {
-			var environ []string
-			if store == "postgres" {
-				environ = postgresEnviron(b)
-			}
-			h := petshopWithData(b, environ)
-			sets := [2]string{"[1,2,3,4,5,6,7,8,9,10]", "[11,12,13,14,15,16,17,18,19,20]"}
-			for _, path := range []string{"/tag/1/pets", "/user/1/pets"} {
-				b.Run(strings.Split(path, "/")[1], func(b *testing.B) {
-					b.ReportAllocs()
-					n := 0
-					for b.Loop() {
-						n++
-						serveOK(b, h, http.MethodPut, path, sets[n%2])
-					}
-				})
-			}
-		})
-	}
+	onEachStore(b, func(b *testing.B, environ []string) {
+		h := petshopWithData(b, environ)
+		sets := [2]string{"[1,2,3,4,5,6,7,8,9,10]", "[11,12,13,14,15,16,17,18,19,20]"}
+		for _, path := range []string{"/tag/1/pets", "/user/1/pets"} {
+			b.Run(strings.Split(path, "/")[1], func(b *testing.B) {
+				b.ReportAllocs()
+				n := 0
+				for b.Loop() {
+					n++
+					serveOK(b, h, http.MethodPut, path, sets[n%2])
+				}
+			})
+		}
+	})
 }
 
 // BenchmarkFindOne measures GET /:model/:id with its collections populated
@@ -104,23 +92,25 @@ func BenchmarkReplace(b *testing.B) {
 //
 //	go test -run '^$' -bench FindOne -benchtime 2s .
 func BenchmarkFindOne(b *testing.B) {
-	for _, store := range []string{"sqlite", "postgres"} {
-		b.Run(store, func(b *testing.B) {
-			var environ []string
-			if store == "postgres" {
-				environ = postgresEnviron(b)
-			}
-			h := petshopWithData(b, environ)
-			for _, path := range []string{"/tag/1", "/user/1"} {
-				b.Run(strings.Split(path, "/")[1], func(b *testing.B) {
-					b.ReportAllocs()
-					for b.Loop() {
-						serveOK(b, h, http.MethodGet, path, "")
-					}
-				})
-			}
-		})
-	}
+	onEachStore(b, func(b *testing.B, environ []string) {
+		h := petshopWithData(b, environ)
+		for _, path := range []string{"/tag/1", "/user/1"} {
+			b.Run(strings.Split(path, "/")[1], func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					serveOK(b, h, http.MethodGet, path, "")
+				}
+			})
+		}
+	})
+}
+
+// onEachStore runs fn as a sub-benchmark on SQLite, then on PostgreSQL
+// (skipped when it is not reachable), with the SKIFF_* overrides that
+// select the store.
+func onEachStore(b *testing.B, fn func(b *testing.B, environ []string)) {
+	b.Run("sqlite", func(b *testing.B) { fn(b, nil) })
+	b.Run("postgres", func(b *testing.B) { fn(b, postgresEnviron(b)) })
 }
 
 // postgresEnviron points the example app's default datastore at a fresh

@@ -115,17 +115,17 @@ func (o *ORM) Replace(ctx context.Context, m *model.Model, alias string, parent 
 // trip (see replaceAtOnce), the record and its collections are read in the
 // same one, just after the commit.
 func (o *ORM) ReplaceThenFind(ctx context.Context, m *model.Model, alias string, parent any, ids []any, pops []Populate) (Changes, model.Record, error) {
-	var k *keyRead
-	if pk, err := m.NormalizePK(parent); err == nil {
-		if k, err = o.keyReads(ctx, m, &criteria.Criteria{Where: pkWhere(m, pk), Limit: 2}, pk, pops); err != nil {
-			return nil, nil, err
-		}
+	pk, err := m.NormalizePK(parent)
+	if err != nil {
+		// Replace answers the client's error for a key of the wrong type.
+		_, _, err := o.replace(ctx, m, alias, parent, ids, nil)
+		return nil, nil, err
 	}
-	changes, answered, err := o.replace(ctx, m, alias, parent, ids, k)
+	k, err := o.keyReads(ctx, m, &criteria.Criteria{Where: pkWhere(m, pk), Limit: 2}, pk, pops)
 	if err != nil {
 		return nil, nil, err
 	}
-	pk, err := m.NormalizePK(parent)
+	changes, answered, err := o.replace(ctx, m, alias, parent, ids, k)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -167,14 +167,8 @@ func Insert(d *Dialect, t *datastore.Table, rec datastore.Record) (Stmt, error) 
 	} else {
 		b.str(" (")
 		b.columnList(cols)
-		b.str(") VALUES (")
-		for i, v := range vals {
-			if i > 0 {
-				b.str(", ")
-			}
-			b.param(v)
-		}
-		b.str(")")
+		b.str(") VALUES ")
+		b.row(vals)
 	}
 	return b.returning(true), nil
 }
@@ -213,16 +207,21 @@ func InsertRows(d *Dialect, t *datastore.Table, recs []datastore.Record) (Stmt, 
 		if i > 0 {
 			b.str(", ")
 		}
-		b.str("(")
-		for j, v := range vals {
-			if j > 0 {
-				b.str(", ")
-			}
-			b.param(v)
-		}
-		b.str(")")
+		b.row(vals)
 	}
 	return b.stmt(nil), nil
+}
+
+// row writes one parenthesised row of VALUES, each value a parameter.
+func (b *builder) row(vals []any) {
+	b.str("(")
+	for i, v := range vals {
+		if i > 0 {
+			b.str(", ")
+		}
+		b.param(v)
+	}
+	b.str(")")
 }
 
 // Update compiles an UPDATE of the rows matching q.Where, returning them
