@@ -25,6 +25,8 @@ func TestReplaceThenFind(t *testing.T) {
 		red := mustCreate(t, o, m["tag"], map[string]any{"label": "red", "pets": pets[:2]})
 		bob := mustCreate(t, o, m["owner"], map[string]any{"name": "Bob"})
 		sub := &criteria.Criteria{Limit: 2, Sort: []criteria.Sort{{Attr: "name"}}, Omit: []string{"createdAt"}}
+		// Read from the locks on PostgreSQL: every column, in key order.
+		firstTwo := &criteria.Criteria{Limit: 2, Sort: []criteria.Sort{{Attr: "id"}}, Omit: []string{"name"}}
 		tests := []struct {
 			name   string
 			model  *model.Model
@@ -35,8 +37,11 @@ func TestReplaceThenFind(t *testing.T) {
 		}{
 			{"many-to-many", m["tag"], "pets", red["id"], []any{pets[2], pets[0]}, []orm.Populate{{Attr: "pets"}}},
 			{"many-to-many with criteria", m["tag"], "pets", red["id"], []any{pets[1], pets[2], pets[3]}, []orm.Populate{{Attr: "pets", Criteria: sub}}},
+			{"many-to-many, the first two by key", m["tag"], "pets", red["id"], []any{pets[3], pets[0], pets[2]}, []orm.Populate{{Attr: "pets", Criteria: firstTwo}}},
+			{"many-to-many, emptied", m["tag"], "pets", red["id"], nil, []orm.Populate{{Attr: "pets"}}},
 			{"one-to-many", m["owner"], "pets", bob["id"], []any{pets[0], pets[1]}, []orm.Populate{{Attr: "pets"}}},
 			{"one-to-many, no population", m["owner"], "pets", bob["id"], []any{pets[1]}, nil},
+			{"one-to-many, taken back", m["owner"], "pets", ann["id"], []any{pets[3], pets[1], pets[0]}, []orm.Populate{{Attr: "pets", Criteria: firstTwo}}},
 		}
 		for _, tt := range tests {
 			changes, got, err := o.ReplaceThenFind(ctx, tt.model, tt.alias, tt.parent, tt.ids, tt.pops)

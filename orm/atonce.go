@@ -3,6 +3,7 @@ package orm
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 
 	"github.com/skiffhq/skiff/datastore"
@@ -37,10 +38,11 @@ func (o *ORM) replaceAtOnce(ctx context.Context, cs *changeSet, m *model.Model, 
 	if _, ok := e.adapter.(datastore.CollectionReplacer); !ok || !o.sameStore(e, a) {
 		return false, errNotAtOnce
 	}
-	// The answer's first reads go after the commit, in the same round trip.
-	var after []pending
+	// The answer's first reads are answered by the locks where they can
+	// be, the others go after the commit, in the same round trip.
+	var ans lockedAnswer
 	if answer != nil && !answer.find {
-		after = answer.firstReads()
+		ans = answer.fromLocks(a)
 	}
 	err = o.InTx(ctx, m.Datastore, func(ctx context.Context) error {
 		r, ok := o.adapter(ctx, e).(datastore.CollectionReplacer)
@@ -51,9 +53,10 @@ func (o *ORM) replaceAtOnce(ctx context.Context, cs *changeSet, m *model.Model, 
 		if err != nil {
 			return err
 		}
+		sets[0].whole, sets[1].whole = ans.self != nil, ans.members != nil
 		locks, kept := locksOf(sets)
 		rep := &datastore.Replacement{Locks: locks, Parent: e.table, Key: pk, Child: te.table, Want: want}
-		for _, r := range after {
+		for _, r := range ans.rest {
 			rep.After = append(rep.After, r.read)
 		}
 		if a.Assoc.Kind == model.HasMany {
@@ -68,8 +71,10 @@ func (o *ORM) replaceAtOnce(ctx context.Context, cs *changeSet, m *model.Model, 
 		if err != nil {
 			return err
 		}
-		if done.Applied && len(after) > 0 && len(done.After) == len(after) {
-			for i, r := range after {
+		// Before lockedFrom, which takes the rows over.
+		if answer != nil && !answer.find && done.Applied && len(done.After) == len(ans.rest) {
+			ans.fill(done.Locked, e, te, want)
+			for i, r := range ans.rest {
 				r.into(done.After[i])
 			}
 			answered = true
@@ -133,4 +138,76 @@ func (o *ORM) refusal(locked lockedRows, kids []datastore.Record, m *model.Model
 // stands for.
 func (e *entry) key(v any) any {
 	return e.fromRow(datastore.Record{e.table.PrimaryKey: v})[e.model.PrimaryKey]
+}
+
+// lockedAnswer is the answer to a replace made at once, split between
+// what its locks read and what is read after the commit (rest): the record
+// itself, when its read wants every column (self), and the replaced
+// collection, when its read wants every column of the members, in key
+// order, unfiltered, from the first (members). The locks then select
+// every column. The rows they lock cannot change before the commit, and
+// the change only moves links (it sets a one-to-many member's key to the
+// parent's, as fill does), so they are the rows those reads would find,
+// two statements fewer.
+type lockedAnswer struct {
+	self    func([]datastore.Record)
+	members *plural
+	rest    []pending
+}
+
+// fromLocks splits k's first reads (see firstReads) for a replace of the
+// collection a made at once. k must read its record by key alone, as
+// ReplaceThenFind's does.
+func (k *keyRead) fromLocks(a *model.Attribute) lockedAnswer {
+	var out lockedAnswer
+	if self := k.self(); k.c.Select == nil && k.c.Skip == 0 && len(k.c.Sort) == 0 {
+		out.self = self.into
+	} else {
+		out.rest = append(out.rest, self)
+	}
+	for _, p := range k.early {
+		if out.members == nil && p.attr == a && p.wholeInKeyOrder() {
+			out.members = p
+			continue
+		}
+		if r, ok := p.next(); ok {
+			out.rest = append(out.rest, pending{e: p.te, read: r, into: p.got})
+		}
+	}
+	return out
+}
+
+// fill gives the reads l answers from locks the rows they would have read
+// once the members of the collection became want: the parent's and the
+// children's rows of locked (as parentFirstSets locks them, e's and te's),
+// copied, since lockedFrom takes them over.
+func (l *lockedAnswer) fill(locked [][]datastore.Record, e, te *entry, want []any) {
+	if len(locked[0]) == 0 {
+		return
+	}
+	if l.self != nil {
+		l.self([]datastore.Record{maps.Clone(locked[0][0])})
+	}
+	p := l.members
+	if p == nil {
+		return
+	}
+	key := locked[0][0][e.table.PrimaryKey]
+	wanted := make(map[any]bool, len(want))
+	for _, id := range want {
+		wanted[id] = true
+	}
+	var rows []datastore.Record
+	// The children's lock returns them in key order.
+	for _, row := range locked[1] {
+		if int64(len(rows)) == p.query.Limit {
+			break
+		}
+		if wanted[te.key(row[te.table.PrimaryKey])] {
+			row = maps.Clone(row)
+			row[p.key] = key
+			rows = append(rows, row)
+		}
+	}
+	p.got(rows)
 }

@@ -555,6 +555,9 @@ type lockSet struct {
 	linked *datastore.Through
 	// noWait fails with datastore.ErrLockBusy instead of waiting.
 	noWait bool
+	// whole selects every column of the locked rows, not only the key
+	// and attrs.
+	whole bool
 }
 
 // lockedRows are the rows lockRows locked, by table name and key: a key
@@ -660,6 +663,12 @@ func (s *lockSet) lock() datastore.Lock {
 	cols := []string{e.column(pk)}
 	for _, a := range s.attrs {
 		cols = append(cols, e.column(a))
+	}
+	if s.whole {
+		cols = cols[:0]
+		for _, c := range e.table.Columns {
+			cols = append(cols, c.Name)
+		}
 	}
 	q := &datastore.Query{
 		Table: e.table, Limit: criteria.Unlimited, Select: cols,

@@ -105,6 +105,23 @@ func (p *plural) next() (datastore.Read, bool) {
 	return datastore.Read{Query: &q, Through: p.through}, true
 }
 
+// wholeInKeyOrder reports whether p reads every column of one parent's
+// children, in key order, unfiltered and from the first: the rows that a
+// lock of the children, ordered by key, returns too.
+func (p *plural) wholeInKeyOrder() bool {
+	s := p.sub
+	if p.parents != 1 || s.Where != nil || s.Skip != 0 || p.query.Select != nil {
+		return false
+	}
+	switch len(s.Sort) {
+	case 0:
+		return true
+	case 1:
+		return s.Sort[0] == criteria.Sort{Attr: p.te.model.PrimaryKey}
+	}
+	return false
+}
+
 // got takes the rows of the read next returned.
 func (p *plural) got(rows []datastore.Record) {
 	if p.cap > 0 && int64(len(rows)) >= p.cap {

@@ -59,7 +59,14 @@ func SelectUnion(d *Dialect, q *datastore.Query, or criteria.Expr, j *datastore.
 		b.str(" FROM ")
 		b.ident(q.Table.Name)
 		b.str(" WHERE ")
-		if err := b.where(e); err != nil {
+		// A list of keys binds as one array where the dialect can: one
+		// prepared statement then serves every number of keys, planned
+		// once, where a parameter per key makes one per number, each
+		// planned again at every lock.
+		b.arrays = b.d.ArrayIn
+		err := b.where(e)
+		b.arrays = false
+		if err != nil {
 			return Stmt{}, err
 		}
 		union = " UNION ALL "
