@@ -248,19 +248,23 @@ type Lock struct {
 // change nothing when the change is invalid, and the caller learns from
 // what they return which it was.
 //
-// ReplaceCollection must be the last thing the transaction does, in a
-// transaction the caller began (not one it joined): it commits, and the
-// transaction's Adapter refuses anything after it. When it fails the
-// transaction is rolled back when InTx returns, as after any error; a lock
-// of r.Locks with NoWait that finds a row busy fails with ErrLockBusy. An
-// adapter that cannot express r (say, keys of a type it cannot bind as an
-// array) answers errors.ErrUnsupported before sending anything, and the
-// caller takes its other path. An Adapter whose transactions implement it
+// ReplaceCollections makes each change of rs, in order, in the transaction,
+// then commits: in one round trip, each change seeing those before it,
+// each made entirely or, when invalid, not at all (see Replaced.Applied).
+// Several changes of one busy parent then share one commit. It must be
+// the last thing the transaction does, in a transaction the caller began
+// (not one it joined): it commits, and the transaction's Adapter refuses
+// anything after it. When it fails nothing changed (the transaction is
+// rolled back when InTx returns, as after any error); a lock with NoWait
+// that finds a row busy fails with ErrLockBusy. An adapter that cannot
+// express a change (say, keys of a type it cannot bind as an array)
+// answers errors.ErrUnsupported before sending anything, and the caller
+// takes its other path. An Adapter whose transactions implement it
 // implements it too, so that callers know before they begin one; outside a
 // transaction, where the locks would not hold, it answers
 // errors.ErrUnsupported.
 type CollectionReplacer interface {
-	ReplaceCollection(ctx context.Context, r *Replacement) (*Replaced, error)
+	ReplaceCollections(ctx context.Context, rs []*Replacement) ([]*Replaced, error)
 }
 
 // Replacement is the change a CollectionReplacer makes: the members of the
@@ -283,12 +287,13 @@ type Replacement struct {
 	Through  *Through
 	Via      string
 	Required bool
-	// After are reads run once the change is committed, in the same round
-	// trip: the answer to the change, say. They see what was committed.
+	// After are reads run once the changes are committed, in the same
+	// round trip: the answer to the change, say. They see what was
+	// committed, the changes after this one's included.
 	After []Read
 }
 
-// Replaced is what a ReplaceCollection did.
+// Replaced is what ReplaceCollections did with one Replacement.
 type Replaced struct {
 	// Locked holds the rows of each of the Replacement's Locks, as Locker
 	// returns them.

@@ -44,61 +44,83 @@ func (o *ORM) replaceAtOnce(ctx context.Context, cs *changeSet, m *model.Model, 
 	if answer != nil && !answer.find {
 		ans = answer.fromLocks(a)
 	}
-	err = o.InTx(ctx, m.Datastore, func(ctx context.Context) error {
-		r, ok := o.adapter(ctx, e).(datastore.CollectionReplacer)
-		if !ok || !o.sameStore(e, a) {
-			return errNotAtOnce
+	sets, err := o.parentFirstSets(e, te, a, pk, want)
+	if err != nil {
+		return false, err
+	}
+	sets[0].whole, sets[1].whole = ans.self != nil, ans.members != nil
+	locks, kept := locksOf(sets)
+	rep := &datastore.Replacement{Locks: locks, Parent: e.table, Key: pk, Child: te.table, Want: want}
+	for _, r := range ans.rest {
+		rep.After = append(rep.After, r.read)
+	}
+	if a.Assoc.Kind == model.HasMany {
+		rep.Via, rep.Required = te.column(a.Assoc.Inverse.Name), a.Assoc.Inverse.Required
+	} else {
+		rep.Through = kept[1].linked
+	}
+	var done *datastore.Replaced
+	if len(rep.After) == 0 {
+		// Reads after the commit of several changes would see those
+		// after this one: only a change that needs none goes with others.
+		done, err = o.combine.run(ctx, combineKey{m.Datastore, e.table.Name, a.Name, pk}, rep, o.replaceAll(m.Datastore, e))
+	} else {
+		done, err = alone(ctx, rep, o.replaceAll(m.Datastore, e))
+	}
+	if err != nil {
+		return false, err
+	}
+	// Before lockedFrom, which takes the rows over.
+	if answer != nil && !answer.find && done.Applied && len(done.After) == len(ans.rest) {
+		ans.fill(done.Locked, e, te, want)
+		for i, r := range ans.rest {
+			r.into(done.After[i])
 		}
-		sets, err := o.parentFirstSets(e, te, a, pk, want)
-		if err != nil {
-			return err
-		}
-		sets[0].whole, sets[1].whole = ans.self != nil, ans.members != nil
-		locks, kept := locksOf(sets)
-		rep := &datastore.Replacement{Locks: locks, Parent: e.table, Key: pk, Child: te.table, Want: want}
-		for _, r := range ans.rest {
-			rep.After = append(rep.After, r.read)
-		}
-		if a.Assoc.Kind == model.HasMany {
-			rep.Via, rep.Required = te.column(a.Assoc.Inverse.Name), a.Assoc.Inverse.Required
-		} else {
-			rep.Through = kept[1].linked
-		}
-		done, err := r.ReplaceCollection(ctx, rep)
-		if errors.Is(err, errors.ErrUnsupported) {
-			return errNotAtOnce
-		}
-		if err != nil {
-			return err
-		}
-		// Before lockedFrom, which takes the rows over.
-		if answer != nil && !answer.find && done.Applied && len(done.After) == len(ans.rest) {
-			ans.fill(done.Locked, e, te, want)
-			for i, r := range ans.rest {
-				r.into(done.After[i])
+		answered = true
+	}
+	locked := lockedFrom(kept, done.Locked)
+	if !done.Applied {
+		return false, o.refusal(locked, done.Locked[1], m, a, te, pk, want)
+	}
+	removed := make([]any, len(done.Removed))
+	for i, id := range done.Removed {
+		removed[i] = te.key(id)
+	}
+	added := make([]any, 0, len(done.Added))
+	for _, id := range done.Added {
+		added = append(added, te.key(id))
+	}
+	// Added in the order of the ids given, as Replace reports them.
+	added = slices.DeleteFunc(slices.Clone(want), func(id any) bool { return !slices.Contains(added, id) })
+	cs.collectionChanged(m, a, pk, added, removed)
+	// Every added child was locked with its parent: takeFrom reads nothing.
+	if err := o.takeFrom(ctx, cs, locked, m, a, pk, added); err != nil {
+		return false, err
+	}
+	return answered, nil
+}
+
+// replaceAll returns the function that makes changes of collections of
+// e's records in one transaction of their own on the datastore store (see
+// datastore.CollectionReplacer), answering errNotAtOnce when the adapter
+// cannot.
+func (o *ORM) replaceAll(store string, e *entry) func(context.Context, []*datastore.Replacement) ([]*datastore.Replaced, error) {
+	return func(ctx context.Context, rs []*datastore.Replacement) ([]*datastore.Replaced, error) {
+		var done []*datastore.Replaced
+		err := o.InTx(ctx, store, func(ctx context.Context) error {
+			r, ok := o.adapter(ctx, e).(datastore.CollectionReplacer)
+			if !ok {
+				return errNotAtOnce
 			}
-			answered = true
-		}
-		locked := lockedFrom(kept, done.Locked)
-		if !done.Applied {
-			return o.refusal(locked, done.Locked[1], m, a, te, pk, want)
-		}
-		removed := make([]any, len(done.Removed))
-		for i, id := range done.Removed {
-			removed[i] = te.key(id)
-		}
-		added := make([]any, 0, len(done.Added))
-		for _, id := range done.Added {
-			added = append(added, te.key(id))
-		}
-		// Added in the order of the ids given, as Replace reports them.
-		added = slices.DeleteFunc(slices.Clone(want), func(id any) bool { return !slices.Contains(added, id) })
-		cs.collectionChanged(m, a, pk, added, removed)
-		// Every added child was locked with its parent, so takeFrom reads
-		// nothing from the transaction, which has ended.
-		return o.takeFrom(ctx, cs, locked, m, a, pk, added)
-	})
-	return answered && err == nil, err
+			var err error
+			done, err = r.ReplaceCollections(ctx, rs)
+			if errors.Is(err, errors.ErrUnsupported) {
+				return errNotAtOnce
+			}
+			return err
+		})
+		return done, err
+	}
 }
 
 // refusal returns the error Replace answers for the change replaceAtOnce

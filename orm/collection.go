@@ -106,30 +106,41 @@ func memberIDs(me *entry, rows []datastore.Record, attr string) []any {
 // on every side. A missing parent is a NotFound error and ids of records
 // that do not exist an Invalid one; either way nothing changes.
 func (o *ORM) Replace(ctx context.Context, m *model.Model, alias string, parent any, ids []any) (Changes, error) {
-	changes, _, err := o.replace(ctx, m, alias, parent, ids, nil)
+	changes, _, err := o.replace(ctx, m, alias, parent, ids, nil, nil)
 	return changes, err
 }
 
 // ReplaceThenFind is Replace followed by FindByPK of the parent with pops,
-// the answer blueprint's replace gives. Where the change goes in one round
-// trip (see replaceAtOnce), the record and its collections are read in the
-// same one, just after the commit.
+// the answer blueprint's replace gives: the record as the change left it,
+// whatever other changes follow. Where the change goes in one round trip
+// (see replaceAtOnce), the record and the replaced collection come from its
+// locks, and the other collections are read in the same round trip, just
+// after the commit; otherwise the record is read in the change's
+// transaction.
 func (o *ORM) ReplaceThenFind(ctx context.Context, m *model.Model, alias string, parent any, ids []any, pops []Populate) (Changes, model.Record, error) {
 	pk, err := m.NormalizePK(parent)
 	if err != nil {
 		// Replace answers the client's error for a key of the wrong type.
-		_, _, err := o.replace(ctx, m, alias, parent, ids, nil)
+		_, _, err := o.replace(ctx, m, alias, parent, ids, nil, nil)
 		return nil, nil, err
 	}
 	k, err := o.keyReads(ctx, m, &criteria.Criteria{Where: pkWhere(m, pk), Limit: 2}, pk, pops)
 	if err != nil {
 		return nil, nil, err
 	}
-	changes, answered, err := o.replace(ctx, m, alias, parent, ids, k)
+	var rec model.Record
+	changes, answered, err := o.replace(ctx, m, alias, parent, ids, k, func(ctx context.Context) (err error) {
+		rec, err = o.FindByPK(ctx, m, pk, pops)
+		return err
+	})
 	if err != nil {
 		return nil, nil, err
 	}
+	if rec != nil {
+		return changes, rec, nil
+	}
 	if !answered {
+		// The reads after the commit failed.
 		rec, err := o.FindByPK(ctx, m, pk, pops)
 		return changes, rec, err
 	}
@@ -141,9 +152,10 @@ func (o *ORM) ReplaceThenFind(ctx context.Context, m *model.Model, alias string,
 }
 
 // replace is Replace; when answer is set and the change went in one round
-// trip, answer's first reads were made after the commit, and answered is
-// set.
-func (o *ORM) replace(ctx context.Context, m *model.Model, alias string, parent any, ids []any, answer *keyRead) (changes Changes, answered bool, err error) {
+// trip, answer's first reads were made with it, and answered is set.
+// Otherwise then, when set, runs in the change's transaction once the
+// change is made.
+func (o *ORM) replace(ctx context.Context, m *model.Model, alias string, parent any, ids []any, answer *keyRead, then func(context.Context) error) (changes Changes, answered bool, err error) {
 	a, pk, err := o.collection(m, alias, parent)
 	if err != nil {
 		return nil, false, err
@@ -216,7 +228,10 @@ func (o *ORM) replace(ctx context.Context, m *model.Model, alias string, parent 
 					added = append(added, id)
 				}
 			}
-			return o.apply(ctx, &cs, locked, m, a, pk, added, removed)
+			if err := o.apply(ctx, &cs, locked, m, a, pk, added, removed); err != nil || then == nil {
+				return err
+			}
+			return then(ctx)
 		})
 		if mode == lockParentFirst && errors.Is(err, datastore.ErrLockBusy) {
 			// Another change holds a child: take the locks in the

@@ -3,6 +3,7 @@ package orm_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 
@@ -148,4 +149,84 @@ func concurrentDestroyAndAdd(t *testing.T, open func(*testing.T) (*orm.ORM, map[
 	if n != 0 {
 		t.Errorf("%d join rows survive the destruction of every tag", n)
 	}
+}
+
+// TestConcurrentReplacesOfOneCollection replaces the members of one tag
+// from many goroutines at once, some with a missing pet, which PostgreSQL
+// makes in groups sharing a transaction: each answer must hold exactly the
+// pets asked for, each refusal must be the client's error, and the changes
+// reported, each relative to the state before it, must add up to the
+// final members.
+func TestConcurrentReplacesOfOneCollection(t *testing.T) {
+	onEachAdapter(t, func(t *testing.T, db datastore.Adapter) {
+		o, m := newORMOn(t, db)
+		ctx := t.Context()
+		var pets []any
+		for i := range 6 {
+			pets = append(pets, mustCreate(t, o, m["pet"], map[string]any{"name": fmt.Sprint("pet", i)})["id"])
+		}
+		tag := mustCreate(t, o, m["tag"], map[string]any{"label": "busy"})["id"]
+		var mu sync.Mutex
+		net := 0
+		var wg sync.WaitGroup
+		for g := range 12 {
+			wg.Go(func() {
+				r := rand.New(rand.NewPCG(uint64(g), 2))
+				for range 15 {
+					want := slices.Clone(pets[:r.IntN(len(pets)+1)])
+					r.Shuffle(len(want), func(i, j int) { want[i], want[j] = want[j], want[i] })
+					missing := r.IntN(5) == 0
+					if missing {
+						want = append(want, 99999.0)
+					}
+					changes, rec, err := o.ReplaceThenFind(ctx, m["tag"], "pets", tag, want, []orm.Populate{{Attr: "pets"}})
+					if missing {
+						if me, ok := model.AsError(err); !ok || me.Kind != model.Invalid {
+							t.Errorf("replace with a missing pet = %v; want an Invalid error", err)
+						}
+						continue
+					}
+					if err != nil {
+						t.Errorf("replace = %v", err)
+						continue
+					}
+					var got []any
+					for _, p := range rec["pets"].([]model.Record) {
+						got = append(got, p["id"])
+					}
+					if !sameIDs(got, want) {
+						t.Errorf("answer has pets %v, want %v", got, want)
+					}
+					for _, l := range changes {
+						if l.Model == m["tag"] {
+							mu.Lock()
+							net += len(l.Added) - len(l.Removed)
+							mu.Unlock()
+						}
+					}
+				}
+			})
+		}
+		wg.Wait()
+		final, err := o.FindByPK(ctx, m["tag"], tag, []orm.Populate{{Attr: "pets"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(final["pets"].([]model.Record)); n != net {
+			t.Errorf("the tag has %d pets, the changes reported add up to %d", n, net)
+		}
+	})
+}
+
+// sameIDs reports whether a and b hold the same keys, in any order.
+func sameIDs(a, b []any) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, id := range a {
+		if !slices.Contains(b, id) {
+			return false
+		}
+	}
+	return true
 }

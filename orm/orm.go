@@ -22,6 +22,8 @@ type ORM struct {
 	stores  map[string]datastore.Adapter
 	entries map[string]*entry
 	now     func() time.Time
+	// combine groups concurrent replaces of one collection (see combiner).
+	combine combiner
 }
 
 // ExtraColumn is the column in which a schemaless model (schema: false)

@@ -14,11 +14,14 @@ func replaceIn(t *testing.T, a datastore.Adapter, r *datastore.Replacement) *dat
 	var out *datastore.Replaced
 	err := a.InTx(t.Context(), func(ctx context.Context, tx datastore.Adapter) error {
 		var err error
-		out, err = tx.(datastore.CollectionReplacer).ReplaceCollection(ctx, r)
+		outs, err := tx.(datastore.CollectionReplacer).ReplaceCollections(ctx, []*datastore.Replacement{r})
+		if err == nil {
+			out = outs[0]
+		}
 		return err
 	})
 	if err != nil {
-		t.Fatalf("ReplaceCollection = %v", err)
+		t.Fatalf("ReplaceCollections = %v", err)
 	}
 	return out
 }
@@ -93,15 +96,35 @@ func testReplaceCollection(t *testing.T, a datastore.Adapter) {
 	t.Run("ends the transaction", func(t *testing.T) {
 		var after error
 		err := a.InTx(t.Context(), func(ctx context.Context, tx datastore.Adapter) error {
-			if _, err := tx.(datastore.CollectionReplacer).ReplaceCollection(ctx, through(3)); err != nil {
+			if _, err := tx.(datastore.CollectionReplacer).ReplaceCollections(ctx, []*datastore.Replacement{through(3)}); err != nil {
 				return err
 			}
 			_, after = tx.Find(ctx, all(items))
 			return nil
 		})
 		if err != nil || after == nil {
-			t.Errorf("InTx = %v, Find after ReplaceCollection = %v; want nil and an error", err, after)
+			t.Errorf("InTx = %v, Find after ReplaceCollections = %v; want nil and an error", err, after)
 		}
+	})
+	t.Run("several in one transaction", func(t *testing.T) {
+		first, invalid, last := through(3, 1.0, 2.0), through(3, 5.0, 77.0), through(3, 2.0, 3.0)
+		last.After = []datastore.Read{{Query: where(j.Table, eq("grp", 3.0))}}
+		var got []*datastore.Replaced
+		err := a.InTx(t.Context(), func(ctx context.Context, tx datastore.Adapter) error {
+			var err error
+			got, err = tx.(datastore.CollectionReplacer).ReplaceCollections(ctx, []*datastore.Replacement{first, invalid, last})
+			return err
+		})
+		if err != nil || len(got) != 3 {
+			t.Fatalf("ReplaceCollections = %d results, %v; want 3 and no error", len(got), err)
+		}
+		diff(t, "applied", []bool{got[0].Applied, got[1].Applied, got[2].Applied}, []bool{true, false, true})
+		diff(t, "first: added", sorted(got[0].Added), nums(1, 2))
+		diff(t, "invalid: removed and added", [][]any{got[1].Removed, got[1].Added}, [][]any{nil, nil})
+		diff(t, "last sees the first: removed, added", [][]any{got[2].Removed, got[2].Added}, [][]any{nums(1), nums(3)})
+		diff(t, "each its own locks", ids(got[2].Locked[1]), nums(1, 2, 3))
+		diff(t, "reads after the commit", len(got[2].After[0]), 2)
+		diff(t, "members after", sorted(members(3)), nums(2, 3))
 	})
 	t.Run("missing parent", func(t *testing.T) {
 		got := replaceIn(t, a, through(42, 1.0))

@@ -15,57 +15,81 @@ var (
 	_ datastore.CollectionReplacer = (*session)(nil)
 )
 
-// ReplaceCollection implements datastore.CollectionReplacer on the pool,
+// ReplaceCollections implements datastore.CollectionReplacer on the pool,
 // which only tells that transactions have it.
-func (db *DB) ReplaceCollection(ctx context.Context, r *datastore.Replacement) (*datastore.Replaced, error) {
+func (db *DB) ReplaceCollections(ctx context.Context, rs []*datastore.Replacement) ([]*datastore.Replaced, error) {
 	if err := db.check(); err != nil {
 		return nil, err
 	}
-	return db.session().ReplaceCollection(ctx, r)
+	return db.session().ReplaceCollections(ctx, rs)
 }
 
-// ReplaceCollection implements datastore.CollectionReplacer: BEGIN, the
-// pending writes, the locks, the guarded change (sqlgen.ReplaceCollection)
-// and COMMIT go in one batch, so the parent's lock, which every change of
-// the collection waits for, is held only while the server runs them.
-func (s *session) ReplaceCollection(ctx context.Context, r *datastore.Replacement) (*datastore.Replaced, error) {
+// ReplaceCollections implements datastore.CollectionReplacer: BEGIN, the
+// pending writes, each replacement's locks and guarded change
+// (sqlgen.ReplaceCollection), COMMIT, then the reads after it go in one
+// batch, so the parents' locks, which every change of their collections
+// waits for, are held only while the server runs them.
+func (s *session) ReplaceCollections(ctx context.Context, rs []*datastore.Replacement) ([]*datastore.Replaced, error) {
 	if s.tx == nil {
 		// Outside a transaction the locks would end with each statement.
 		return nil, fmt.Errorf("replace collection: %w", errors.ErrUnsupported)
 	}
-	change, err := sqlgen.ReplaceCollection(s.d, r)
-	if err != nil {
-		return nil, fmt.Errorf("replace collection: %w", err)
-	}
 	b := &pgx.Batch{}
-	stmts, tables, err := s.queueLocks(b, r.Locks)
-	if err != nil {
-		return nil, err
+	var stmts []sqlgen.Stmt
+	var tables []string
+	var reads []datastore.Read
+	for _, r := range rs {
+		change, err := sqlgen.ReplaceCollection(s.d, r)
+		if err != nil {
+			return nil, fmt.Errorf("replace collection: %w", err)
+		}
+		st, tb, err := s.queueLocks(b, r.Locks)
+		if err != nil {
+			return nil, err
+		}
+		b.Queue(change.SQL, change.Args...)
+		stmts, tables = append(append(stmts, st...), change), append(append(tables, tb...), r.Child.Name)
+		reads = append(reads, r.After...)
 	}
-	b.Queue(change.SQL, change.Args...)
-	stmts, tables = append(stmts, change), append(tables, r.Child.Name)
 	var after *pgx.Batch
 	var afterStmts []sqlgen.Stmt
-	if len(r.After) > 0 {
+	if len(reads) > 0 {
 		after = &pgx.Batch{}
-		if afterStmts, err = s.queueReads(after, r.After); err != nil {
+		var err error
+		if afterStmts, err = s.queueReads(after, reads); err != nil {
 			// Reads it cannot compile are left to the caller, as reads
 			// that fail after the commit are.
 			after, afterStmts = nil, nil
 		}
 	}
 	var rows, afterRows [][]datastore.Record
-	err = s.tx.commitWith(ctx, b, func(br pgx.BatchResults) error {
+	err := s.tx.commitWith(ctx, b, func(br pgx.BatchResults) error {
+		var err error
 		rows, err = readResults(br, stmts, func(i int) string { return tables[i] })
 		return err
 	}, after, func(br pgx.BatchResults) {
-		afterRows, _ = readResults(br, afterStmts, func(i int) string { return r.After[i].Query.Table.Name })
+		afterRows, _ = readResults(br, afterStmts, func(i int) string { return reads[i].Query.Table.Name })
 	})
 	if err != nil {
 		return nil, fmt.Errorf("replace collection %w", lockError(err))
 	}
-	out := &datastore.Replaced{Locked: rows[:len(r.Locks)], After: afterRows}
-	for i, row := range rows[len(r.Locks)] {
+	out := make([]*datastore.Replaced, len(rs))
+	for i, r := range rs {
+		n := len(r.Locks)
+		out[i] = replaced(rows[:n], rows[n])
+		rows = rows[n+1:]
+		if afterRows != nil {
+			out[i].After, afterRows = afterRows[:len(r.After)], afterRows[len(r.After):]
+		}
+	}
+	return out, nil
+}
+
+// replaced is what one replacement did: the rows its locks returned, and
+// those of its change (see sqlgen.ReplaceCollection).
+func replaced(locked [][]datastore.Record, change []datastore.Record) *datastore.Replaced {
+	out := &datastore.Replaced{Locked: locked}
+	for i, row := range change {
 		if i == 0 {
 			out.Applied = row[sqlgen.ReplaceOK] == true
 		}
@@ -78,5 +102,5 @@ func (s *session) ReplaceCollection(ctx context.Context, r *datastore.Replacemen
 			out.Added = append(out.Added, row[sqlgen.ReplaceChild])
 		}
 	}
-	return out, nil
+	return out
 }

@@ -21,6 +21,7 @@ type tx struct {
 	begun     bool // BEGIN has been sent
 	pending   []deferred
 	noBitmaps bool // keyScansOnly was called
+	noSeqs    bool // and seqScansBack not since
 	ended     bool // commitWith committed
 }
 
@@ -67,12 +68,16 @@ func (t *tx) keyScansOnly() {
 		t.noBitmaps = true
 		t.later("set local enable_bitmapscan = off", nil, func(err error) error { return fmt.Errorf("set enable_bitmapscan: %w", err) })
 	}
-	t.later("set local enable_seqscan = off", nil, func(err error) error { return fmt.Errorf("set enable_seqscan: %w", err) })
+	if !t.noSeqs {
+		t.noSeqs = true
+		t.later("set local enable_seqscan = off", nil, func(err error) error { return fmt.Errorf("set enable_seqscan: %w", err) })
+	}
 }
 
 // seqScansBack ends the keyScansOnly ban on sequential scans with the
 // transaction's next round trip.
 func (t *tx) seqScansBack() {
+	t.noSeqs = false
 	t.later("set local enable_seqscan = on", nil, func(err error) error { return fmt.Errorf("set enable_seqscan: %w", err) })
 }
 
