@@ -273,13 +273,16 @@ type CollectionReplacer interface {
 // without duplicates).
 type Replacement struct {
 	// Locks are taken first, in order, as Locker.Lock takes them: the
-	// parent's row, waiting, then without waiting the wanted children and
-	// the current members.
-	Locks  []Lock
-	Parent *Table
-	Key    any
-	Child  *Table
-	Want   []any
+	// parent's row, waiting. The change itself then locks, without
+	// waiting, the wanted children and the current members, before it
+	// writes, selecting ChildColumns (nil: the key, and Via for a
+	// one-to-many collection).
+	Locks        []Lock
+	ChildColumns []string
+	Parent       *Table
+	Key          any
+	Child        *Table
+	Want         []any
 	// Through is the join table of a many-to-many collection (its Parents
 	// are ignored). Without it the collection is one-to-many: Via is the
 	// children's column holding their parent's key, and Required forbids
@@ -296,7 +299,7 @@ type Replacement struct {
 // Replaced is what ReplaceCollections did with one Replacement.
 type Replaced struct {
 	// Locked holds the rows of each of the Replacement's Locks, as Locker
-	// returns them.
+	// returns them, then the children the change locked, in key order.
 	Locked [][]Record
 	// Applied reports that the change was valid and made: the parent
 	// exists, every wanted child exists and, when Required, no member had

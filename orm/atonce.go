@@ -50,7 +50,8 @@ func (o *ORM) replaceAtOnce(ctx context.Context, cs *changeSet, m *model.Model, 
 	}
 	sets[0].whole, sets[1].whole = ans.self != nil, ans.members != nil
 	locks, kept := locksOf(sets)
-	rep := &datastore.Replacement{Locks: locks, Parent: e.table, Key: pk, Child: te.table, Want: want}
+	// The children's lock is the change's own (see datastore.Replacement).
+	rep := &datastore.Replacement{Locks: locks[:1], ChildColumns: locks[1].Query.Select, Parent: e.table, Key: pk, Child: te.table, Want: want}
 	for _, r := range ans.rest {
 		rep.After = append(rep.After, r.read)
 	}

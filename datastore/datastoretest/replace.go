@@ -2,6 +2,7 @@ package datastoretest
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
 
@@ -59,11 +60,8 @@ func testReplaceCollection(t *testing.T, a datastore.Adapter) {
 		return out
 	}
 	through := func(grp float64, want ...any) *datastore.Replacement {
-		linked := *j
-		linked.Parents = []any{grp}
-		kids := lockByID(items, want...)
 		return &datastore.Replacement{
-			Locks:  []datastore.Lock{{Query: lockByID(groups, grp)}, {Query: kids, Linked: &linked, NoWait: true}},
+			Locks:  []datastore.Lock{{Query: lockByID(groups, grp)}},
 			Parent: groups, Key: grp, Child: items, Want: want, Through: j,
 		}
 	}
@@ -126,6 +124,24 @@ func testReplaceCollection(t *testing.T, a datastore.Adapter) {
 		diff(t, "reads after the commit", len(got[2].After[0]), 2)
 		diff(t, "members after", sorted(members(3)), nums(2, 3))
 	})
+	t.Run("busy child", func(t *testing.T) {
+		var busy error
+		err := a.InTx(t.Context(), func(ctx context.Context, tx datastore.Adapter) error {
+			if _, err := tx.(datastore.Locker).Lock(ctx, []datastore.Lock{{Query: lockByID(items, 5.0)}}); err != nil {
+				return err
+			}
+			// Another transaction, while this one holds item 5.
+			busy = a.InTx(ctx, func(ctx context.Context, tx datastore.Adapter) error {
+				_, err := tx.(datastore.CollectionReplacer).ReplaceCollections(ctx, []*datastore.Replacement{through(1, 5.0)})
+				return err
+			})
+			return nil
+		})
+		if err != nil || !errors.Is(busy, datastore.ErrLockBusy) {
+			t.Errorf("InTx = %v, ReplaceCollections of a busy child = %v; want nil and ErrLockBusy", err, busy)
+		}
+		diff(t, "members after", members(1), nums(3, 1, 2))
+	})
 	t.Run("missing parent", func(t *testing.T) {
 		got := replaceIn(t, a, through(42, 1.0))
 		diff(t, "applied", got.Applied, false)
@@ -147,10 +163,8 @@ func testReplaceCollection(t *testing.T, a datastore.Adapter) {
 	owned := func(owner any) datastore.Record { return datastore.Record{"owner": owner} }
 	create(t, a, kids, owned(1.0), owned(1.0), owned(2.0), owned(nil))
 	oneToMany := func(owner float64, required bool, want ...any) *datastore.Replacement {
-		q := lockByID(kids, want...)
-		q.Select = []string{"id", "owner"}
 		return &datastore.Replacement{
-			Locks:  []datastore.Lock{{Query: lockByID(groups, owner)}, {Query: q, Or: eq("owner", owner), NoWait: true}},
+			Locks:  []datastore.Lock{{Query: lockByID(groups, owner)}},
 			Parent: groups, Key: owner, Child: kids, Want: want, Via: "owner", Required: required,
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/skiffhq/skiff/datastore"
@@ -76,8 +77,8 @@ func (s *session) ReplaceCollections(ctx context.Context, rs []*datastore.Replac
 	out := make([]*datastore.Replaced, len(rs))
 	for i, r := range rs {
 		n := len(r.Locks)
-		out[i] = replaced(rows[:n], rows[n])
-		rows = rows[n+1:]
+		out[i] = replaced(rows[:n], rows[n], stmts[n].Columns[len(replaceColumns):])
+		rows, stmts = rows[n+1:], stmts[n+1:]
 		if afterRows != nil {
 			out[i].After, afterRows = afterRows[:len(r.After)], afterRows[len(r.After):]
 		}
@@ -85,15 +86,27 @@ func (s *session) ReplaceCollections(ctx context.Context, rs []*datastore.Replac
 	return out, nil
 }
 
+// replaceColumns are the columns every row of sqlgen.ReplaceCollection's
+// statement starts with; the locked children's columns follow.
+var replaceColumns = []string{sqlgen.ReplaceOK, sqlgen.ReplaceOp, sqlgen.ReplaceChild, sqlgen.ReplaceLive}
+
 // replaced is what one replacement did: the rows its locks returned, and
-// those of its change (see sqlgen.ReplaceCollection).
-func replaced(locked [][]datastore.Record, change []datastore.Record) *datastore.Replaced {
-	out := &datastore.Replaced{Locked: locked}
+// those of its change (see sqlgen.ReplaceCollection), whose locked
+// children have the columns childCols.
+func replaced(locked [][]datastore.Record, change []datastore.Record, childCols []*datastore.Column) *datastore.Replaced {
+	children := []datastore.Record{}
+	out := &datastore.Replaced{}
 	for i, row := range change {
 		if i == 0 {
 			out.Applied = row[sqlgen.ReplaceOK] == true
 		}
 		switch row[sqlgen.ReplaceOp] {
+		case float64(sqlgen.ReplaceLocked):
+			child := make(datastore.Record, len(childCols))
+			for _, c := range childCols {
+				child[c.Name] = row[c.Name]
+			}
+			children = append(children, child)
 		case float64(sqlgen.ReplaceRemoved):
 			if row[sqlgen.ReplaceLive] == true {
 				out.Removed = append(out.Removed, row[sqlgen.ReplaceChild])
@@ -102,5 +115,6 @@ func replaced(locked [][]datastore.Record, change []datastore.Record) *datastore
 			out.Added = append(out.Added, row[sqlgen.ReplaceChild])
 		}
 	}
+	out.Locked = append(slices.Clip(locked), children)
 	return out
 }

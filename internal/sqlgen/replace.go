@@ -3,14 +3,16 @@ package sqlgen
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/skiffhq/skiff/datastore"
 )
 
 // Columns of the rows ReplaceCollection's statement returns: whether the
-// change was valid (every row), then for each child it unlinked (op 1) or
-// linked (op 2) its key and whether it exists. The prefix keeps them apart
-// from any model attribute.
+// change was valid (every row), then for each child it locked (op 0), with
+// the columns r.ChildColumns name, unlinked (op 1) or linked (op 2) its key
+// and whether it exists. The prefix keeps them apart from any model
+// attribute.
 const (
 	ReplaceOK    = "__skiff_ok"
 	ReplaceOp    = "__skiff_op"
@@ -20,23 +22,29 @@ const (
 
 // Values of the ReplaceOp column.
 const (
+	ReplaceLocked  = 0
 	ReplaceRemoved = 1
 	ReplaceAdded   = 2
 )
 
 // ReplaceCollection compiles the one statement that makes r.Want exactly
-// the members of the collection r describes (see datastore.Replacement; its
-// Locks are the adapter's), with data-modifying WITH queries guarded by
-// one validity test, so that an invalid change writes nothing: the parent
-// exists, every wanted child exists and, for a required one-to-many key, no
-// member would leave. All its parts see one snapshot, taken after the locks
-// the statements before it took. It returns one row with the test alone
-// when nothing changed, else one per child unlinked, in the order of the
-// join rows' keys (one-to-many: of the children's keys), then one per child
-// linked, in no particular order (join rows are inserted in the order of
-// r.Want). The keys are bound once, as an array;
-// dialects without numbered placeholders and RETURNING, and key columns of
-// an explicit type, are refused with errors.ErrUnsupported.
+// the members of the collection r describes (see datastore.Replacement;
+// its Locks are the adapter's): it locks, without waiting, the wanted
+// children and the current members, then makes the change with
+// data-modifying WITH queries guarded by one validity test, so that an
+// invalid change writes nothing: the parent exists, every wanted child
+// exists and, for a required one-to-many key, no member would leave. All
+// its parts see one snapshot, taken after the locks the statements before
+// it took (the parent's, which every change of the collection takes
+// first, so no member can join or leave through such a change between
+// that snapshot and the children's locks). It returns one row per child
+// locked, in key order, then one per child unlinked, in the order of the
+// join rows' keys (one-to-many: of the children's keys), then one per
+// child linked, in no particular order (join rows are inserted in the
+// order of r.Want); or one row with the test alone when there are none.
+// The keys are bound once, as an array; dialects without numbered
+// placeholders, RETURNING and row locks, and key columns of an explicit
+// type, are refused with errors.ErrUnsupported.
 func ReplaceCollection(d *Dialect, r *datastore.Replacement) (Stmt, error) {
 	if !d.Numbered || !d.Returning {
 		return Stmt{}, fmt.Errorf("replace collection on %s: %w", d.Name, errors.ErrUnsupported)
@@ -90,20 +98,56 @@ func ReplaceCollection(d *Dialect, r *datastore.Replacement) (Stmt, error) {
 	}
 	guard := " AND (SELECT " + d.Ident("v") + " FROM " + d.Ident("ok") + ")"
 
-	b.str("WITH ")
+	// The children locked: those wanted and the members, each found
+	// through its own index (see SelectUnion).
+	locked := r.ChildColumns
+	if locked == nil {
+		locked = []string{ck.Name}
+		if r.Through == nil {
+			locked = append(locked, r.Via)
+		}
+	}
+	if !slices.Contains(locked, ck.Name) {
+		locked = append([]string{ck.Name}, locked...)
+	}
+	lockedCols := make([]*datastore.Column, len(locked))
+	for i, name := range locked {
+		if lockedCols[i] = r.Child.Column(name); lockedCols[i] == nil {
+			return Stmt{}, fmt.Errorf("table %s has no column %q", r.Child.Name, name)
+		}
+	}
+	lk := d.Ident("lk")
+	b.str("WITH " + lk + " AS MATERIALIZED (SELECT ")
+	b.columnList(lockedCols)
+	b.str(" FROM ")
+	b.ident(r.Child.Name)
+	b.str(" WHERE ")
+	b.ident(ck.Name)
+	// The wanted keys are read from the key's index, not unnested: from
+	// a list, the planner would merge it with a scan of that whole index.
+	b.str(" IN (SELECT ")
+	b.ident(ck.Name)
+	b.str(" FROM ")
+	b.ident(r.Child.Name)
+	b.str(" WHERE ")
+	b.ident(ck.Name)
+	b.str(" = ANY(" + w + ") UNION ALL SELECT ")
+	b.ident(childCol)
+	b.str(" FROM ")
+	b.ident(links)
+	b.str(" WHERE ")
+	b.ident(parentCol)
+	b.str(" = " + k + ") ORDER BY ")
+	b.ident(ck.Name)
+	b.str(" FOR UPDATE NOWAIT), ")
 	b.ident("ok")
 	b.str(" AS (SELECT EXISTS (SELECT 1 FROM ")
 	b.ident(r.Parent.Name)
 	b.str(" WHERE ")
 	b.ident(pk.Name)
-	// Each wanted key is looked up on its own (a scalar subquery runs
-	// per row, through the key's index): as a join, on tables without
-	// statistics, the planner hashes a scan of the whole child table.
-	b.str(" = " + k + ") AND (SELECT count(*) FROM unnest(" + w + ") AS " + d.Ident("w") + " (" + d.Ident("c") + ") WHERE (SELECT TRUE FROM ")
-	b.ident(r.Child.Name)
-	b.str(" WHERE ")
+	b.str(" = " + k + ") AND (SELECT count(*) FROM " + lk + " WHERE ")
 	b.ident(ck.Name)
-	b.str(" = " + d.Ident("w") + "." + d.Ident("c") + ")) = $3::BIGINT")
+	b.str(" = ANY(" + w + ")) = $3::BIGINT")
 	if r.Through == nil && r.Required {
 		b.str(" AND NOT EXISTS (SELECT 1 FROM ")
 		b.ident(links)
@@ -171,23 +215,35 @@ func ReplaceCollection(d *Dialect, r *datastore.Replacement) (Stmt, error) {
 	b.ident("child")
 	b.str(") SELECT " + d.Ident("ok") + "." + d.Ident("v") + ", ")
 	x := d.Ident("x") + "."
-	b.str(x + d.Ident("op") + ", " + x + d.Ident("child") + ", " + x + d.Ident("live") + " FROM ")
+	b.str(x + d.Ident("op") + ", " + x + d.Ident("child") + ", " + x + d.Ident("live"))
+	// The locked children's columns go by position, apart from x's own.
+	nulls := ""
+	for i := range lockedCols {
+		b.str(", " + x + d.Ident(fmt.Sprint("c", i)))
+		nulls += ", NULL"
+	}
+	b.str(" FROM ")
 	b.ident("ok")
-	// The unlinked children are told apart from links to destroyed ones,
-	// each looked up on its own as above, in the snapshot the writes
-	// started from, where they all still exist.
-	b.str(" LEFT JOIN (SELECT " + fmt.Sprint(ReplaceRemoved) + " AS " + d.Ident("op") + ", " + d.Ident("del") + "." + d.Ident("child") +
-		", (SELECT TRUE FROM ")
-	b.ident(r.Child.Name)
-	b.str(" WHERE ")
+	b.str(" LEFT JOIN (SELECT " + fmt.Sprint(ReplaceLocked) + " AS " + d.Ident("op") + ", ")
 	b.ident(ck.Name)
-	b.str(" = " + d.Ident("del") + "." + d.Ident("child") + ") IS NOT NULL AS " + d.Ident("live") + ", " + d.Ident("del") + "." + d.Ident("ord") +
-		" FROM " + d.Ident("del") + " UNION ALL SELECT " + fmt.Sprint(ReplaceAdded) + ", " + d.Ident("ins") + "." + d.Ident("child") +
-		", TRUE, NULL FROM " + d.Ident("ins") + ") AS " + d.Ident("x") + " ON TRUE ORDER BY " + x + d.Ident("op") + ", " + x + d.Ident("ord"))
-	return Stmt{SQL: b.sb.String(), Args: b.args, Columns: []*datastore.Column{
+	b.str(" AS " + d.Ident("child") + ", TRUE AS " + d.Ident("live") + ", NULL AS " + d.Ident("ord"))
+	for i, c := range lockedCols {
+		b.str(", ")
+		b.ident(c.Name)
+		b.str(" AS " + d.Ident(fmt.Sprint("c", i)))
+	}
+	// An unlinked child not locked is a link to a destroyed one.
+	b.str(" FROM " + lk + " UNION ALL SELECT " + fmt.Sprint(ReplaceRemoved) + ", " + d.Ident("del") + "." + d.Ident("child") + ", " +
+		d.Ident("del") + "." + d.Ident("child") + " IN (SELECT ")
+	b.ident(ck.Name)
+	b.str(" FROM " + lk + "), " + d.Ident("del") + "." + d.Ident("ord") + nulls + " FROM " + d.Ident("del") +
+		" UNION ALL SELECT " + fmt.Sprint(ReplaceAdded) + ", " + d.Ident("ins") + "." + d.Ident("child") + ", TRUE, NULL" + nulls +
+		" FROM " + d.Ident("ins") + ") AS " + d.Ident("x") + " ON TRUE ORDER BY " + x + d.Ident("op") + ", " + x + d.Ident("ord") + ", " + x + d.Ident("child"))
+	cols := []*datastore.Column{
 		{Name: ReplaceOK, Kind: datastore.Boolean},
 		{Name: ReplaceOp, Kind: datastore.Integer},
 		{Name: ReplaceChild, Kind: ck.Kind},
 		{Name: ReplaceLive, Kind: datastore.Boolean},
-	}}, nil
+	}
+	return Stmt{SQL: b.sb.String(), Args: b.args, Columns: append(cols, lockedCols...)}, nil
 }
