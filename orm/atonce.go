@@ -19,7 +19,11 @@ var errNotAtOnce = errors.New("replace not made in one round trip")
 // parent, children and join table share its datastore: the parent's lock,
 // for which concurrent replaces of one parent queue, is then held only
 // while the server runs the change. It takes the locks of lockParentFirst,
-// so it may only run in a transaction of its own. It answers errNotAtOnce
+// so it may only run in a transaction of its own, which it may share with
+// concurrent replaces of the same collection (see combiner). When answer is
+// set, the record and the replaced collection are read from the locks and
+// the rest with the change (see lockedAnswer), and answered is set once
+// they are. It answers errNotAtOnce
 // when the adapter cannot, or when the engine refused a change that the
 // locked rows say is valid (a member joined without locking the parent),
 // and an error wrapping datastore.ErrLockBusy when a child was busy; either
@@ -49,16 +53,19 @@ func (o *ORM) replaceAtOnce(ctx context.Context, cs *changeSet, m *model.Model, 
 		return false, err
 	}
 	sets[0].whole, sets[1].whole = ans.self != nil, ans.members != nil
-	locks, kept := locksOf(sets)
-	// The children's lock is the change's own (see datastore.Replacement).
-	rep := &datastore.Replacement{Locks: locks[:1], ChildColumns: locks[1].Query.Select, Parent: e.table, Key: pk, Child: te.table, Want: want}
+	// The parent's lock is taken first; the children's is the change's own
+	// (see datastore.Replacement).
+	rep := &datastore.Replacement{
+		Locks: []datastore.Lock{sets[0].lock()}, ChildColumns: sets[1].columns(),
+		Parent: e.table, Key: pk, Child: te.table, Want: want,
+	}
 	for _, r := range ans.rest {
 		rep.After = append(rep.After, r.read)
 	}
 	if a.Assoc.Kind == model.HasMany {
 		rep.Via, rep.Required = te.column(a.Assoc.Inverse.Name), a.Assoc.Inverse.Required
 	} else {
-		rep.Through = kept[1].linked
+		rep.Through = sets[1].linked
 	}
 	var done *datastore.Replaced
 	if len(rep.After) == 0 {
@@ -79,9 +86,15 @@ func (o *ORM) replaceAtOnce(ctx context.Context, cs *changeSet, m *model.Model, 
 		}
 		answered = true
 	}
-	locked := lockedFrom(kept, done.Locked)
+	return answered, o.report(ctx, cs, done, lockedFrom(sets, done.Locked), m, a, te, pk, want)
+}
+
+// report records in cs what the replace done of the collection a of the
+// record pk made, or returns why it refused (see refusal); locked are the
+// rows it locked.
+func (o *ORM) report(ctx context.Context, cs *changeSet, done *datastore.Replaced, locked lockedRows, m *model.Model, a *model.Attribute, te *entry, pk any, want []any) error {
 	if !done.Applied {
-		return false, o.refusal(locked, done.Locked[1], m, a, te, pk, want)
+		return o.refusal(locked, done.Locked[1], m, a, te, pk, want)
 	}
 	removed := make([]any, len(done.Removed))
 	for i, id := range done.Removed {
@@ -95,10 +108,7 @@ func (o *ORM) replaceAtOnce(ctx context.Context, cs *changeSet, m *model.Model, 
 	added = slices.DeleteFunc(slices.Clone(want), func(id any) bool { return !slices.Contains(added, id) })
 	cs.collectionChanged(m, a, pk, added, removed)
 	// Every added child was locked with its parent: takeFrom reads nothing.
-	if err := o.takeFrom(ctx, cs, locked, m, a, pk, added); err != nil {
-		return false, err
-	}
-	return answered, nil
+	return o.takeFrom(ctx, cs, locked, m, a, pk, added)
 }
 
 // replaceAll returns the function that makes changes of collections of

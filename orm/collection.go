@@ -653,6 +653,24 @@ func lockedFrom(sets []lockSet, rows [][]datastore.Record) lockedRows {
 	return out
 }
 
+// columns returns the columns of the rows s locks: the key and attrs, or
+// every column when whole.
+func (s *lockSet) columns() []string {
+	e := s.e
+	if s.whole {
+		cols := make([]string, len(e.table.Columns))
+		for i, c := range e.table.Columns {
+			cols[i] = c.Name
+		}
+		return cols
+	}
+	cols := []string{e.column(e.model.PrimaryKey)}
+	for _, a := range s.attrs {
+		cols = append(cols, e.column(a))
+	}
+	return cols
+}
+
 // lock returns the datastore.Lock of s, with no Query when s names no row.
 func (s *lockSet) lock() datastore.Lock {
 	e := s.e
@@ -664,18 +682,8 @@ func (s *lockSet) lock() datastore.Lock {
 	if where == nil && s.or == nil && s.linked == nil {
 		return datastore.Lock{}
 	}
-	cols := []string{e.column(pk)}
-	for _, a := range s.attrs {
-		cols = append(cols, e.column(a))
-	}
-	if s.whole {
-		cols = cols[:0]
-		for _, c := range e.table.Columns {
-			cols = append(cols, c.Name)
-		}
-	}
 	q := &datastore.Query{
-		Table: e.table, Limit: criteria.Unlimited, Select: cols,
+		Table: e.table, Limit: criteria.Unlimited, Select: s.columns(),
 		Sort: []criteria.Sort{{Attr: e.column(pk)}},
 	}
 	lk := datastore.Lock{Query: q, Linked: s.linked, NoWait: s.noWait}
