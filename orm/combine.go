@@ -58,7 +58,10 @@ const maxCombined = 16
 var errGroupFailed = errors.New("group of replaces failed")
 
 // run makes the change rep with the others queued for k, through
-// replaceAll (see ORM.replaceAll), and returns what it did.
+// replaceAll (see ORM.replaceAll), and returns what it did. A group runs
+// under its leader's context; a replace waiting here whose own context
+// ends still runs with its group, a wait bounded by one transaction of
+// at most maxCombined changes.
 func (c *combiner) run(ctx context.Context, k combineKey, rep *datastore.Replacement, replaceAll func(context.Context, []*datastore.Replacement) ([]*datastore.Replaced, error)) (*datastore.Replaced, error) {
 	me := &combined{rep: rep, ready: make(chan struct{})}
 	c.mu.Lock()
