@@ -123,8 +123,10 @@ func ReplaceCollection(d *Dialect, r *datastore.Replacement) (Stmt, error) {
 	b.ident(r.Child.Name)
 	b.str(" WHERE ")
 	b.ident(ck.Name)
-	// The wanted keys are read from the key's index, not unnested: from
-	// a list, the planner would merge it with a scan of that whole index.
+	// As in SelectUnion: each branch finds its keys through its own index.
+	// (On a small table without statistics the planner may still merge
+	// them with a scan of the key's whole index; on a large one it looks
+	// each key up.)
 	b.str(" IN (SELECT ")
 	b.ident(ck.Name)
 	b.str(" FROM ")
