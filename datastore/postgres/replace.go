@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/skiffhq/skiff/datastore"
@@ -36,20 +35,18 @@ func (s *session) ReplaceCollections(ctx context.Context, rs []*datastore.Replac
 		return nil, fmt.Errorf("replace collection: %w", errors.ErrUnsupported)
 	}
 	b := &pgx.Batch{}
-	var stmts []sqlgen.Stmt
-	var tables []string
+	locks := make([][]sqlgen.Stmt, len(rs))
+	changes := make([]sqlgen.Stmt, len(rs))
 	var reads []datastore.Read
-	for _, r := range rs {
-		change, err := sqlgen.ReplaceCollection(s.d, r)
-		if err != nil {
+	for i, r := range rs {
+		var err error
+		if changes[i], err = sqlgen.ReplaceCollection(s.d, r); err != nil {
 			return nil, fmt.Errorf("replace collection: %w", err)
 		}
-		st, tb, err := s.queueLocks(b, r.Locks)
-		if err != nil {
+		if locks[i], _, err = s.queueLocks(b, r.Locks); err != nil {
 			return nil, err
 		}
-		b.Queue(change.SQL, change.Args...)
-		stmts, tables = append(append(stmts, st...), change), append(append(tables, tb...), r.Child.Name)
+		b.Queue(changes[i].SQL, changes[i].Args...)
 		reads = append(reads, r.After...)
 	}
 	var after *pgx.Batch
@@ -63,23 +60,32 @@ func (s *session) ReplaceCollections(ctx context.Context, rs []*datastore.Replac
 			after, afterStmts = nil, nil
 		}
 	}
-	var rows, afterRows [][]datastore.Record
+	out := make([]*datastore.Replaced, len(rs))
+	var afterRows [][]datastore.Record
 	err := s.tx.commitWith(ctx, b, func(br pgx.BatchResults) error {
-		var err error
-		rows, err = readResults(br, stmts, func(i int) string { return tables[i] })
-		return err
+		for i, r := range rs {
+			locked, err := readResults(br, locks[i], func(j int) string { return r.Locks[j].Query.Table.Name })
+			if err != nil {
+				return err
+			}
+			rows, err := br.Query()
+			if err == nil {
+				out[i], err = scanReplaced(rows, changes[i].Columns)
+			}
+			if err != nil {
+				return fmt.Errorf("%s: %w", r.Child.Name, err)
+			}
+			out[i].Locked = append(locked, out[i].Locked...)
+		}
+		return nil
 	}, after, func(br pgx.BatchResults) {
 		afterRows, _ = readResults(br, afterStmts, func(i int) string { return reads[i].Query.Table.Name })
 	})
 	if err != nil {
 		return nil, fmt.Errorf("replace collection %w", lockError(err))
 	}
-	out := make([]*datastore.Replaced, len(rs))
-	for i, r := range rs {
-		n := len(r.Locks)
-		out[i] = replaced(rows[:n], rows[n], stmts[n].Columns[len(replaceColumns):])
-		rows, stmts = rows[n+1:], stmts[n+1:]
-		if afterRows != nil {
+	if afterRows != nil {
+		for i, r := range rs {
 			out[i].After, afterRows = afterRows[:len(r.After)], afterRows[len(r.After):]
 		}
 	}
@@ -88,33 +94,53 @@ func (s *session) ReplaceCollections(ctx context.Context, rs []*datastore.Replac
 
 // replaceColumns are the columns every row of sqlgen.ReplaceCollection's
 // statement starts with; the locked children's columns follow.
-var replaceColumns = []string{sqlgen.ReplaceOK, sqlgen.ReplaceOp, sqlgen.ReplaceChild, sqlgen.ReplaceLive}
+var replaceColumns = [...]string{sqlgen.ReplaceOK, sqlgen.ReplaceOp, sqlgen.ReplaceChild, sqlgen.ReplaceLive}
 
-// replaced is what one replacement did: the rows its locks returned, and
-// those of its change (see sqlgen.ReplaceCollection), whose locked
-// children have the columns childCols.
-func replaced(locked [][]datastore.Record, change []datastore.Record, childCols []*datastore.Column) *datastore.Replaced {
+// scanReplaced reads the rows of a sqlgen.ReplaceCollection statement,
+// whose columns are cols, into what the change did; its Locked holds one
+// list, the children it locked. Only those rows become records: the
+// others are read for their key and whether the child still exists.
+func scanReplaced(rows pgx.Rows, cols []*datastore.Column) (*datastore.Replaced, error) {
+	defer rows.Close()
+	cells, dest := scanners(rows.FieldDescriptions(), cols)
+	childCols := cols[len(replaceColumns):]
 	children := []datastore.Record{}
 	out := &datastore.Replaced{}
-	for i, row := range change {
-		if i == 0 {
-			out.Applied = row[sqlgen.ReplaceOK] == true
+	first := true
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return nil, err
 		}
-		switch row[sqlgen.ReplaceOp] {
+		var vals [len(replaceColumns)]any
+		for i := range vals {
+			v, err := cells[i].value(cols[i].Kind)
+			if err != nil {
+				return nil, fmt.Errorf("column %s: %w", cols[i].Name, err)
+			}
+			vals[i] = v
+		}
+		if first {
+			out.Applied, first = vals[0] == true, false
+		}
+		switch vals[1] {
 		case float64(sqlgen.ReplaceLocked):
 			child := make(datastore.Record, len(childCols))
-			for _, c := range childCols {
-				child[c.Name] = row[c.Name]
+			for i, c := range childCols {
+				v, err := cells[len(replaceColumns)+i].value(c.Kind)
+				if err != nil {
+					return nil, fmt.Errorf("column %s: %w", c.Name, err)
+				}
+				child[c.Name] = v
 			}
 			children = append(children, child)
 		case float64(sqlgen.ReplaceRemoved):
-			if row[sqlgen.ReplaceLive] == true {
-				out.Removed = append(out.Removed, row[sqlgen.ReplaceChild])
+			if vals[3] == true {
+				out.Removed = append(out.Removed, vals[2])
 			}
 		case float64(sqlgen.ReplaceAdded):
-			out.Added = append(out.Added, row[sqlgen.ReplaceChild])
+			out.Added = append(out.Added, vals[2])
 		}
 	}
-	out.Locked = append(slices.Clip(locked), children)
-	return out
+	out.Locked = [][]datastore.Record{children}
+	return out, rows.Err()
 }

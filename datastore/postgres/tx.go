@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -64,13 +65,19 @@ func (t *tx) later(sql string, args []any, fail func(error) error) {
 // column without an index would otherwise read the whole table through
 // some other index.
 func (t *tx) keyScansOnly() {
+	var sets []string
 	if !t.noBitmaps {
 		t.noBitmaps = true
-		t.later("set local enable_bitmapscan = off", nil, func(err error) error { return fmt.Errorf("set enable_bitmapscan: %w", err) })
+		sets = append(sets, "set_config('enable_bitmapscan', 'off', true)")
 	}
 	if !t.noSeqs {
 		t.noSeqs = true
-		t.later("set local enable_seqscan = off", nil, func(err error) error { return fmt.Errorf("set enable_seqscan: %w", err) })
+		sets = append(sets, "set_config('enable_seqscan', 'off', true)")
+	}
+	if len(sets) > 0 {
+		// One statement for both: each costs the server a round of
+		// parse, bind and execute, with the parent's lock held.
+		t.later("select "+strings.Join(sets, ", "), nil, func(err error) error { return fmt.Errorf("plan with key scans only: %w", err) })
 	}
 }
 

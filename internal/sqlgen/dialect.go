@@ -145,12 +145,17 @@ func (d *Dialect) Ident(name string) string {
 func (d *Dialect) writeIdent(sb *strings.Builder, name string) {
 	q := d.Quote
 	sb.WriteByte(q)
-	for i := 0; i < len(name); i++ {
-		if name[i] == q {
-			sb.WriteByte(q)
+	for {
+		// Names rarely hold the quote: written whole, not byte by byte.
+		i := strings.IndexByte(name, q)
+		if i < 0 {
+			break
 		}
-		sb.WriteByte(name[i])
+		sb.WriteString(name[:i+1])
+		sb.WriteByte(q)
+		name = name[i+1:]
 	}
+	sb.WriteString(name)
 	sb.WriteByte(q)
 }
 

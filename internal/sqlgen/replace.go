@@ -72,6 +72,8 @@ func ReplaceCollection(d *Dialect, r *datastore.Replacement) (Stmt, error) {
 		return Stmt{}, fmt.Errorf("replace collection %s.%s: keys not bound as an array: %w", r.Parent.Name, r.Child.Name, errors.ErrUnsupported)
 	}
 	b := &builder{d: d, t: r.Child, args: []any{key, arr, int64(len(want))}}
+	// The statement is long: one allocation for it rather than a dozen.
+	b.sb.Grow(2048)
 	k, w := "$1::"+keyType, "$2::"+wantType+"[]"
 
 	// The membership: the table holding it, its column of parent keys and

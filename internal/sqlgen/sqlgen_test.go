@@ -415,3 +415,21 @@ func TestEncodeDecode(t *testing.T) {
 		}
 	}
 }
+
+// TestIdentDoublesQuotes checks that a quote inside a name is doubled,
+// wherever it is.
+func TestIdentDoublesQuotes(t *testing.T) {
+	d := sqlgen.Postgres()
+	for name, want := range map[string]string{
+		"plain":     `"plain"`,
+		`a"b`:       `"a""b"`,
+		`"`:         `""""`,
+		`"edge"s"`:  `"""edge""s"""`,
+		"":          `""`,
+		`two""more`: `"two""""more"`,
+	} {
+		if got := d.Ident(name); got != want {
+			t.Errorf("Ident(%q) = %s, want %s", name, got, want)
+		}
+	}
+}
