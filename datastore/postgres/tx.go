@@ -16,7 +16,8 @@ import (
 // writes (see datastore.Deferrer) with its next statement or with COMMIT.
 // Every round trip to the server is paid while the transaction may hold row
 // locks, so a replace that locks and reads, then writes and commits, costs
-// two where pgx.Tx, which waits for each statement, took five.
+// two where pgx.Tx, which waits for each statement, took five; one that is
+// a single batch goes without BEGIN and COMMIT (see commitImplicit).
 type tx struct {
 	conn      *pgxpool.Conn
 	begun     bool // BEGIN has been sent
@@ -165,6 +166,9 @@ func (t *tx) commit(ctx context.Context) error {
 // is. Once it returns nil the transaction has ended and refuses anything
 // more.
 func (t *tx) commitWith(ctx context.Context, b *pgx.Batch, read func(pgx.BatchResults) error, after *pgx.Batch, readAfter func(pgx.BatchResults)) error {
+	if !t.begun && after == nil && !t.ended {
+		return t.commitImplicit(ctx, b, read)
+	}
 	b.Queue("commit")
 	if after != nil {
 		b.QueuedQueries = append(b.QueuedQueries, after.QueuedQueries...)
@@ -192,6 +196,29 @@ func (t *tx) commitWith(ctx context.Context, b *pgx.Batch, read func(pgx.BatchRe
 	}
 	t.ended = true
 	return nil
+}
+
+// commitImplicit is commitWith for a transaction that is b alone: b goes
+// without BEGIN and COMMIT, since PostgreSQL runs the statements of a
+// pipeline up to its Sync as one transaction of their own, which it commits
+// at the Sync, or rolls back at the first error, skipping the rest. That
+// saves the server two statements, with the locks held. Whatever happens,
+// the transaction has then ended: nothing is left to roll back.
+func (t *tx) commitImplicit(ctx context.Context, b *pgx.Batch, read func(pgx.BatchResults) error) error {
+	prefix := t.pending
+	t.pending, t.begun, t.ended = nil, true, true
+	all := &pgx.Batch{QueuedQueries: make([]*pgx.QueuedQuery, 0, len(prefix)+b.Len())}
+	for _, d := range prefix {
+		all.Queue(d.sql, d.args...)
+	}
+	all.QueuedQueries = append(all.QueuedQueries, b.QueuedQueries...)
+	br := &prefixedResults{br: t.conn.SendBatch(ctx, all), prefix: prefix}
+	err := read(br)
+	// Close reads what is left, and the error of the commit at the Sync.
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // rollback ends the transaction, dropping the pending writes. Should it

@@ -2,8 +2,10 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/skiffhq/skiff/criteria"
 	"github.com/skiffhq/skiff/datastore"
 	"github.com/skiffhq/skiff/internal/testenv"
@@ -78,5 +80,70 @@ func TestLockScansByKey(t *testing.T) {
 		if got := setting(t, ctx, conn, name); got != "on" {
 			t.Errorf("%s after the transaction = %s, want on", name, got)
 		}
+	}
+}
+
+// TestOneBatchTransaction checks a transaction sent as one batch without
+// BEGIN and COMMIT (see tx.commitImplicit): its statements commit together
+// or, when one fails, not at all, and its settings end with it.
+func TestOneBatchTransaction(t *testing.T) {
+	ctx := t.Context()
+	db, err := Open(ctx, datastore.Config{URL: testenv.Postgres(t)})
+	if err != nil {
+		t.Fatalf("Open = %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.pool.Exec(ctx, "CREATE TABLE one_batch (id BIGINT PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	count := func() int {
+		var n int
+		if err := db.pool.QueryRow(ctx, "SELECT count(*) FROM one_batch").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	send := func(ids ...int) error {
+		return db.InTx(ctx, func(ctx context.Context, a datastore.Adapter) error {
+			s := a.(*session)
+			s.tx.keyScansOnly()
+			b := &pgx.Batch{}
+			for _, id := range ids {
+				b.Queue("INSERT INTO one_batch (id) VALUES ($1)", id)
+			}
+			err := s.tx.commitWith(ctx, b, func(br pgx.BatchResults) error {
+				for range ids {
+					if _, err := br.Exec(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}, nil, nil)
+			if err != nil {
+				return err
+			}
+			if st := s.tx.conn.Conn().PgConn().TxStatus(); st != 'I' {
+				t.Errorf("transaction status after the batch = %c, want I", st)
+			}
+			if got := setting(t, ctx, s.tx.conn, "enable_seqscan"); got != "on" {
+				t.Errorf("enable_seqscan after the batch = %s, want on", got)
+			}
+			if _, err := s.q.Exec(ctx, "SELECT 1"); !errors.Is(err, errEnded) {
+				t.Errorf("a statement after the batch = %v, want %v", err, errEnded)
+			}
+			return nil
+		})
+	}
+	if err := send(1, 2); err != nil {
+		t.Fatalf("InTx = %v", err)
+	}
+	if n := count(); n != 2 {
+		t.Fatalf("rows after the first batch = %d, want 2", n)
+	}
+	if err := send(3, 1); err == nil {
+		t.Fatal("a batch inserting a duplicate key succeeded")
+	}
+	if n := count(); n != 2 {
+		t.Errorf("rows after the failed batch = %d, want 2: its first insert was kept", n)
 	}
 }
