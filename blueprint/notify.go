@@ -22,6 +22,13 @@ type Notifier interface {
 	PublishWatchers(ctx context.Context, identity string, data any, omit string) error
 }
 
+// socketCounter is a Notifier that tells how many sockets are connected
+// (*realtime.Hub does): with none, a request has no one to notify or
+// subscribe, and skips building the messages.
+type socketCounter interface {
+	Count() int
+}
+
 // The notification messages, with their fields in the order Sails sends
 // them.
 type (
@@ -71,6 +78,11 @@ type pubsub struct {
 
 func (s *Service) pubsub(ctx context.Context, r *Request) *pubsub {
 	p := &pubsub{n: s.notifier, log: s.log, ctx: ctx, socket: r.Socket, omit: r.Socket, autoWatch: s.autoWatch}
+	if c, ok := s.notifier.(socketCounter); ok && r.Socket == "" && c.Count() == 0 {
+		// A socket that connects meanwhile has missed nothing it could
+		// tell from a socket that connects just after.
+		p.n = nil
+	}
 	if v, ok := r.RouteOptions["autoWatch"].(bool); ok {
 		p.autoWatch = v
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/skiffhq/skiff/datastore"
 	"github.com/skiffhq/skiff/internal/sqlgen"
 )
@@ -107,38 +108,44 @@ func scanReplaced(rows pgx.Rows, cols []*datastore.Column) (*datastore.Replaced,
 	children := []datastore.Record{}
 	out := &datastore.Replaced{}
 	first := true
+	op, child, live := &cells[1], &cells[2], &cells[3]
+	if op.typ != pgtype.Int8OID || cells[0].typ != pgtype.BoolOID || live.typ != pgtype.BoolOID {
+		return nil, fmt.Errorf("replace collection: unexpected column types %v", rows.FieldDescriptions())
+	}
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
-		var vals [len(replaceColumns)]any
-		for i := range vals {
-			v, err := cells[i].value(cols[i].Kind)
-			if err != nil {
-				return nil, fmt.Errorf("column %s: %w", cols[i].Name, err)
-			}
-			vals[i] = v
-		}
 		if first {
-			out.Applied, first = vals[0] == true, false
+			out.Applied, first = cells[0].b.Valid && cells[0].b.Bool, false
 		}
-		switch vals[1] {
-		case float64(sqlgen.ReplaceLocked):
-			child := make(datastore.Record, len(childCols))
+		if !op.i8.Valid {
+			continue // no child: the test alone
+		}
+		switch op.i8.Int64 {
+		case sqlgen.ReplaceLocked:
+			rec := make(datastore.Record, len(childCols))
 			for i, c := range childCols {
 				v, err := cells[len(replaceColumns)+i].value(c.Kind)
 				if err != nil {
 					return nil, fmt.Errorf("column %s: %w", c.Name, err)
 				}
-				child[c.Name] = v
+				rec[c.Name] = v
 			}
-			children = append(children, child)
-		case float64(sqlgen.ReplaceRemoved):
-			if vals[3] == true {
-				out.Removed = append(out.Removed, vals[2])
+			children = append(children, rec)
+		case sqlgen.ReplaceRemoved, sqlgen.ReplaceAdded:
+			if op.i8.Int64 == sqlgen.ReplaceRemoved && !(live.b.Valid && live.b.Bool) {
+				continue
 			}
-		case float64(sqlgen.ReplaceAdded):
-			out.Added = append(out.Added, vals[2])
+			id, err := child.value(cols[2].Kind)
+			if err != nil {
+				return nil, fmt.Errorf("column %s: %w", cols[2].Name, err)
+			}
+			if op.i8.Int64 == sqlgen.ReplaceRemoved {
+				out.Removed = append(out.Removed, id)
+			} else {
+				out.Added = append(out.Added, id)
+			}
 		}
 	}
 	out.Locked = [][]datastore.Record{children}

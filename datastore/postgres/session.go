@@ -412,8 +412,8 @@ func scanners(fields []pgconn.FieldDescription, cols []*datastore.Column) ([]cel
 		}
 		ce := &cells[i]
 		switch {
-		case c.Kind == datastore.Integer && oid == pgtype.Int8OID:
-			ce.typ, dest[i] = oid, &ce.i8
+		case c.Kind == datastore.Integer && (oid == pgtype.Int8OID || oid == pgtype.Int4OID):
+			ce.typ, dest[i] = pgtype.Int8OID, &ce.i8
 		case c.Kind == datastore.Number && oid == pgtype.Float8OID:
 			ce.typ, dest[i] = oid, &ce.f8
 		case c.Kind == datastore.Boolean && oid == pgtype.BoolOID:
