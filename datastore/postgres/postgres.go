@@ -31,6 +31,8 @@ type DB struct {
 	d      *sqlgen.Dialect
 	pool   *pgxpool.Pool
 	closed atomic.Bool
+	// replaces keeps the text of the statements of replaceStatement.
+	replaces statementCache
 }
 
 var (

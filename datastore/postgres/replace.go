@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -41,7 +44,7 @@ func (s *session) ReplaceCollections(ctx context.Context, rs []*datastore.Replac
 	var reads []datastore.Read
 	for i, r := range rs {
 		var err error
-		if changes[i], err = sqlgen.ReplaceCollection(s.d, r); err != nil {
+		if changes[i], err = s.db.replaceStatement(r); err != nil {
 			return nil, fmt.Errorf("replace collection: %w", err)
 		}
 		if locks[i], _, err = s.queueLocks(b, r.Locks); err != nil {
@@ -150,4 +153,52 @@ func scanReplaced(rows pgx.Rows, cols []*datastore.Column) (*datastore.Replaced,
 	}
 	out.Locked = [][]datastore.Record{children}
 	return out, rows.Err()
+}
+
+// replaceShape is what the text of sqlgen.ReplaceCollection's statement
+// depends on: the tables (a model's tables live as long as the adapter),
+// the columns linking them, and the children's columns it selects.
+type replaceShape struct {
+	parent, child, through *datastore.Table
+	parentCol, childCol    string
+	via                    string
+	required               bool
+	columns                string
+}
+
+// statementCache maps a replaceShape to its statement, without arguments.
+// Shapes come from the models, not from requests, so there are few; it
+// stops growing at maxCachedStatements all the same.
+type statementCache struct {
+	m sync.Map
+	n atomic.Int64
+}
+
+const maxCachedStatements = 1024
+
+// replaceStatement is sqlgen.ReplaceCollection's statement for r, whose
+// text, long to build and the same for every change of one collection, is
+// built once.
+func (db *DB) replaceStatement(r *datastore.Replacement) (sqlgen.Stmt, error) {
+	args, err := sqlgen.ReplaceCollectionArgs(db.d, r)
+	if err != nil {
+		return sqlgen.Stmt{}, err
+	}
+	k := replaceShape{parent: r.Parent, child: r.Child, via: r.Via, required: r.Required, columns: strings.Join(r.ChildColumns, "\x00")}
+	if r.Through != nil {
+		k.through, k.parentCol, k.childCol = r.Through.Table, r.Through.ParentColumn, r.Through.ChildColumn
+	}
+	if st, ok := db.replaces.m.Load(k); ok {
+		st := st.(sqlgen.Stmt)
+		st.Args = args
+		return st, nil
+	}
+	st, err := sqlgen.ReplaceCollection(db.d, r)
+	if err != nil {
+		return st, err
+	}
+	if db.replaces.n.Add(1) <= maxCachedStatements {
+		db.replaces.m.Store(k, sqlgen.Stmt{SQL: st.SQL, Columns: st.Columns})
+	}
+	return st, nil
 }

@@ -27,6 +27,38 @@ const (
 	ReplaceAdded   = 2
 )
 
+// ReplaceCollectionArgs returns the arguments of ReplaceCollection's
+// statement for r, or why it cannot be compiled. They alone differ between
+// changes of one collection that lock the same columns, so a caller that
+// keeps the statement's text may compile only them.
+func ReplaceCollectionArgs(d *Dialect, r *datastore.Replacement) ([]any, error) {
+	if !d.Numbered || !d.Returning {
+		return nil, fmt.Errorf("replace collection on %s: %w", d.Name, errors.ErrUnsupported)
+	}
+	if r.Parent == nil || r.Child == nil {
+		return nil, errors.New("replace collection: no parent or child table")
+	}
+	pk, ck := r.Parent.Column(r.Parent.PrimaryKey), r.Child.Column(r.Child.PrimaryKey)
+	if pk == nil || ck == nil {
+		return nil, fmt.Errorf("replace collection %s.%s: no primary key column", r.Parent.Name, r.Child.Name)
+	}
+	key, err := Encode(pk.Kind, r.Key)
+	if err != nil {
+		return nil, err
+	}
+	want := make([]any, len(r.Want))
+	for i, v := range r.Want {
+		if want[i], err = Encode(ck.Kind, v); err != nil {
+			return nil, err
+		}
+	}
+	arr := typedArray(ck.Kind, want)
+	if pk.Type != "" || ck.Type != "" || d.Types[pk.Kind] == "" || d.Types[ck.Kind] == "" || arr == nil || key == nil {
+		return nil, fmt.Errorf("replace collection %s.%s: keys not bound as an array: %w", r.Parent.Name, r.Child.Name, errors.ErrUnsupported)
+	}
+	return []any{key, arr, int64(len(want))}, nil
+}
+
 // ReplaceCollection compiles the one statement that makes r.Want exactly
 // the members of the collection r describes (see datastore.Replacement;
 // its Locks are the adapter's): it locks, without waiting, the wanted
@@ -46,32 +78,13 @@ const (
 // placeholders, RETURNING and row locks, and key columns of an explicit
 // type, are refused with errors.ErrUnsupported.
 func ReplaceCollection(d *Dialect, r *datastore.Replacement) (Stmt, error) {
-	if !d.Numbered || !d.Returning {
-		return Stmt{}, fmt.Errorf("replace collection on %s: %w", d.Name, errors.ErrUnsupported)
-	}
-	if r.Parent == nil || r.Child == nil {
-		return Stmt{}, errors.New("replace collection: no parent or child table")
-	}
-	pk, ck := r.Parent.Column(r.Parent.PrimaryKey), r.Child.Column(r.Child.PrimaryKey)
-	if pk == nil || ck == nil {
-		return Stmt{}, fmt.Errorf("replace collection %s.%s: no primary key column", r.Parent.Name, r.Child.Name)
-	}
-	keyType, wantType := d.Types[pk.Kind], d.Types[ck.Kind]
-	key, err := Encode(pk.Kind, r.Key)
+	args, err := ReplaceCollectionArgs(d, r)
 	if err != nil {
 		return Stmt{}, err
 	}
-	want := make([]any, len(r.Want))
-	for i, v := range r.Want {
-		if want[i], err = Encode(ck.Kind, v); err != nil {
-			return Stmt{}, err
-		}
-	}
-	arr := typedArray(ck.Kind, want)
-	if pk.Type != "" || ck.Type != "" || keyType == "" || wantType == "" || arr == nil || key == nil {
-		return Stmt{}, fmt.Errorf("replace collection %s.%s: keys not bound as an array: %w", r.Parent.Name, r.Child.Name, errors.ErrUnsupported)
-	}
-	b := &builder{d: d, t: r.Child, args: []any{key, arr, int64(len(want))}}
+	pk, ck := r.Parent.Column(r.Parent.PrimaryKey), r.Child.Column(r.Child.PrimaryKey)
+	keyType, wantType := d.Types[pk.Kind], d.Types[ck.Kind]
+	b := &builder{d: d, t: r.Child, args: args}
 	// The statement is long: one allocation for it rather than a dozen.
 	b.sb.Grow(2048)
 	k, w := "$1::"+keyType, "$2::"+wantType+"[]"
