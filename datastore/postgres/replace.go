@@ -137,18 +137,18 @@ func scanReplaced(rows pgx.Rows, cols []*datastore.Column) (*datastore.Replaced,
 			}
 			children = append(children, rec)
 		case sqlgen.ReplaceRemoved, sqlgen.ReplaceAdded:
-			if op.i8.Int64 == sqlgen.ReplaceRemoved && !(live.b.Valid && live.b.Bool) {
-				continue
+			list := &out.Added
+			if op.i8.Int64 == sqlgen.ReplaceRemoved {
+				if !live.b.Valid || !live.b.Bool {
+					continue // a link to a destroyed child
+				}
+				list = &out.Removed
 			}
 			id, err := child.value(cols[2].Kind)
 			if err != nil {
 				return nil, fmt.Errorf("column %s: %w", cols[2].Name, err)
 			}
-			if op.i8.Int64 == sqlgen.ReplaceRemoved {
-				out.Removed = append(out.Removed, id)
-			} else {
-				out.Added = append(out.Added, id)
-			}
+			*list = append(*list, id)
 		}
 	}
 	out.Locked = [][]datastore.Record{children}

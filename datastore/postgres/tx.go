@@ -139,6 +139,11 @@ func (t *tx) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
 	}
 	prefix = append(prefix, t.pending...)
 	t.begun, t.pending = true, nil
+	return t.sendPrefixed(ctx, prefix, b)
+}
+
+// sendPrefixed sends prefix's statements, then b's, in one batch.
+func (t *tx) sendPrefixed(ctx context.Context, prefix []deferred, b *pgx.Batch) *prefixedResults {
 	all := &pgx.Batch{QueuedQueries: make([]*pgx.QueuedQuery, 0, len(prefix)+b.Len())}
 	for _, d := range prefix {
 		all.Queue(d.sql, d.args...)
@@ -205,14 +210,8 @@ func (t *tx) commitWith(ctx context.Context, b *pgx.Batch, read func(pgx.BatchRe
 // saves the server two statements, with the locks held. Whatever happens,
 // the transaction has then ended: nothing is left to roll back.
 func (t *tx) commitImplicit(ctx context.Context, b *pgx.Batch, read func(pgx.BatchResults) error) error {
-	prefix := t.pending
+	br := t.sendPrefixed(ctx, t.pending, b)
 	t.pending, t.begun, t.ended = nil, true, true
-	all := &pgx.Batch{QueuedQueries: make([]*pgx.QueuedQuery, 0, len(prefix)+b.Len())}
-	for _, d := range prefix {
-		all.Queue(d.sql, d.args...)
-	}
-	all.QueuedQueries = append(all.QueuedQueries, b.QueuedQueries...)
-	br := &prefixedResults{br: t.conn.SendBatch(ctx, all), prefix: prefix}
 	err := read(br)
 	// Close reads what is left, and the error of the commit at the Sync.
 	if cerr := br.Close(); err == nil {
