@@ -31,22 +31,29 @@ func setting(t *testing.T, ctx context.Context, q querier, name string) string {
 	return v
 }
 
-// TestLockScansByKey checks that a transaction plans without bitmap scans
-// once it locks, and its locks without sequential scans (see tx.keyScansOnly), and only until it ends.
-func TestLockScansByKey(t *testing.T) {
-	ctx := t.Context()
-	db, err := Open(ctx, datastore.Config{URL: testenv.Postgres(t)})
+// openTestDB opens the adapter on a fresh schema, closed when t ends.
+func openTestDB(t *testing.T) *DB {
+	t.Helper()
+	db, err := Open(t.Context(), datastore.Config{URL: testenv.Postgres(t)})
 	if err != nil {
 		t.Fatalf("Open = %v", err)
 	}
 	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// TestLockScansByKey checks that a transaction plans without bitmap scans
+// once it locks, and its locks without sequential scans (see tx.keyScansOnly), and only until it ends.
+func TestLockScansByKey(t *testing.T) {
+	ctx := t.Context()
+	db := openTestDB(t)
 	tbl := &datastore.Table{Name: "lock_scans", PrimaryKey: "id", Columns: []datastore.Column{
 		{Name: "id", Kind: datastore.Integer, PrimaryKey: true, AutoIncrement: true, NotNull: true},
 	}}
 	if err := db.Define(ctx, []*datastore.Table{tbl}, datastore.MigrateDrop); err != nil {
 		t.Fatalf("Define = %v", err)
 	}
-	err = db.InTx(ctx, func(ctx context.Context, a datastore.Adapter) error {
+	err := db.InTx(ctx, func(ctx context.Context, a datastore.Adapter) error {
 		s := a.(*session)
 		if got := setting(t, ctx, s.q, "enable_bitmapscan"); got != "on" {
 			t.Errorf("enable_bitmapscan before Lock = %s, want on", got)
@@ -88,11 +95,7 @@ func TestLockScansByKey(t *testing.T) {
 // or, when one fails, not at all, and its settings end with it.
 func TestOneBatchTransaction(t *testing.T) {
 	ctx := t.Context()
-	db, err := Open(ctx, datastore.Config{URL: testenv.Postgres(t)})
-	if err != nil {
-		t.Fatalf("Open = %v", err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := openTestDB(t)
 	if _, err := db.pool.Exec(ctx, "CREATE TABLE one_batch (id BIGINT PRIMARY KEY)"); err != nil {
 		t.Fatal(err)
 	}

@@ -215,13 +215,18 @@ func InsertRows(d *Dialect, t *datastore.Table, recs []datastore.Record) (Stmt, 
 // row writes one parenthesised row of VALUES, each value a parameter.
 func (b *builder) row(vals []any) {
 	b.str("(")
+	b.params(vals)
+	b.str(")")
+}
+
+// params writes vals as parameters, separated by commas.
+func (b *builder) params(vals []any) {
 	for i, v := range vals {
 		if i > 0 {
 			b.str(", ")
 		}
 		b.param(v)
 	}
-	b.str(")")
 }
 
 // Update compiles an UPDATE of the rows matching q.Where, returning them

@@ -243,12 +243,7 @@ func (b *builder) in(c *datastore.Column, not bool, list []any) error {
 		} else {
 			b.str(" IN (")
 		}
-		for i, v := range vals {
-			if i > 0 {
-				b.str(", ")
-			}
-			b.param(v)
-		}
+		b.params(vals)
 	}
 	b.str(")")
 	if wrap {
