@@ -4,14 +4,17 @@
 # (bench/sails: the petshop models as a Sails app, versions pinned by its package-lock.json).
 #
 # For each store pair — sails-disk vs Skiff's SQLite, sails-postgresql vs Skiff's PostgreSQL —
-# it starts Sails, seeds the rows bench/run.sh seeds, checks that every endpoint answers 200,
-# loads each endpoint with wrk, stops it, then does the same with Skiff; it prints endpoint,
+# it starts Sails and Skiff side by side, seeds both with the rows bench/run.sh seeds, checks
+# that every endpoint answers 200, then loads each endpoint with wrk, Sails then Skiff, ROUNDS
+# times over, and keeps each side's median. Alternating keeps the machine's drift (its speed can
+# move by a sixth within minutes) out of the ratio: measured one whole side after the other, the
+# same builds gave ratios a third apart from one run to the next. It prints endpoint,
 # connections, Sails req/s, Skiff req/s and Skiff/Sails, and fails when the two answered any
 # endpoint with JSON of a different shape (keys, value types, array lengths), since those
 # figures would compare different work.
 #
-#   bench/compare.sh                                # both pairs, 2 connections, 10 s each
-#   DURATION=3s CONNS="2 4" STORES=sqlite bench/compare.sh
+#   bench/compare.sh                                # both pairs, 2 connections, 3 rounds of 5 s
+#   DURATION=3s ROUNDS=5 CONNS="2 4" STORES=sqlite bench/compare.sh
 #
 # Needs node and npm (runs `npm ci` in bench/sails once), wrk, curl, jq, psql. PostgreSQL: Skiff
 # uses the schema skiff_bench_compare of $SKIFF_BENCH_POSTGRES_URL (default: the `test` database);
@@ -19,7 +22,8 @@
 # skiff_bench_sails, on the same server. Both are dropped and created afresh each run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-DURATION=${DURATION:-10s}
+DURATION=${DURATION:-5s}
+ROUNDS=${ROUNDS:-3}
 CONNS=${CONNS:-2}
 STORES=${STORES:-"sqlite postgres"}
 PG_URL=${SKIFF_BENCH_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/test?sslmode=disable}
@@ -34,15 +38,16 @@ for tool in wrk curl jq node npm; do
 done
 
 work=$(mktemp -d)
-server=
-stop_server() {
-  if [ -n "$server" ]; then
-    kill "$server" 2>/dev/null || true
-    wait "$server" 2>/dev/null || true
-    server=
-  fi
+declare -A pid=() # side -> the server's process
+stop_servers() {
+  local side
+  for side in "${!pid[@]}"; do
+    kill "${pid[$side]}" 2>/dev/null || true
+    wait "${pid[$side]}" 2>/dev/null || true
+  done
+  pid=()
 }
-trap 'stop_server; rm -rf "$work"' EXIT
+trap 'stop_servers; rm -rf "$work"' EXIT
 
 if [ ! -d bench/sails/node_modules ]; then
   (cd bench/sails && npm ci --no-audit --no-fund --loglevel=error)
@@ -59,13 +64,13 @@ start_sails() { # store
   fi
   rm -rf "$work/sails-disk"
   env "${envs[@]}" node bench/sails/app.js >"$work/sails-$1.log" 2>&1 &
-  server=$!
+  pid[sails]=$!
 }
 
 start_skiff() { # store
   rm -rf "$work/app/.tmp"
   bench_skiff_start "$work/skiff" "$work/app" "$1" "$SKIFF_PORT" "$work/skiff-$1.log" "$PG_URL" skiff_bench_compare
-  server=$BENCH_PID
+  pid[skiff]=$BENCH_PID
 }
 
 # shape: the JSON's structure — keys with the types of their values, array lengths with the shape
@@ -76,9 +81,10 @@ shape() {
     else type end; shape'
 }
 
-# probe label url [script]: one request like the ones wrk sends; records status and shape.
+# probe label path [script]: one request like the ones wrk sends, to $side; records status and
+# shape.
 probe() {
-  local label=$1 url=$2 script=${3:-} args=() status
+  local label=$1 url=${url_of[$side]}$2 script=${3:-} args=() status
   case "$script" in
     *post.lua) args=(-X POST -H 'content-type: application/json' -d '{"name":"Probe","sku":"probe","price":9.5,"stock":3}') ;;
     *replace.lua) args=(-X PUT -H 'content-type: application/json' -d '[1,2,3,4,5,6,7,8,9,10]') ;;
@@ -96,36 +102,52 @@ store_name() {
   if [ "$1" = sqlite ]; then echo "sails-disk / SQLite"; else echo "sails-postgresql / PostgreSQL"; fi
 }
 
-# load label url [script]: req/s at each connection count.
+# load label path [script]: each side's median req/s at each connection count, over ROUNDS
+# rounds of one run per side.
 load() {
-  local label=$1 url=$2 script=${3:-} conns rps p99
+  local label=$1 path=$2 script=${3:-} conns round side rps p99
+  local -A runs=()
   for conns in $CONNS; do
-    read -r rps p99 < <(bench_wrk "$conns" "$DURATION" "$url" "$script")
-    rate["$store|$side|$label|$conns"]=$rps
+    runs=()
+    for round in $(seq 1 "$ROUNDS"); do
+      for side in sails skiff; do
+        read -r rps p99 < <(bench_wrk "$conns" "$DURATION" "${url_of[$side]}$path" "$script")
+        runs[$side]+="$rps "
+      done
+    done
+    for side in sails skiff; do
+      rate["$store|$side|$label|$conns"]=$(median ${runs[$side]})
+    done
   done
 }
 
+# median N...: the middle one of the numbers, or the mean of the middle two.
+median() {
+  printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
 declare -A rate=() shapes=() rss=() differs=()
+declare -A url_of=([sails]=http://127.0.0.1:$SAILS_PORT [skiff]=http://127.0.0.1:$SKIFF_PORT)
 order=()
 remember() { order+=("$1"); }
-bench_endpoints remember http://x
+bench_endpoints remember ""
 
 for store in $STORES; do
   shapes=()
   for side in sails skiff; do
     "start_$side" "$store"
-    port=$([ "$side" = sails ] && echo "$SAILS_PORT" || echo "$SKIFF_PORT")
-    base=http://127.0.0.1:$port
-    if ! bench_wait_up "$base/product?limit=1"; then cat "$work/$side-$store.log" >&2; exit 1; fi
+    if ! bench_wait_up "${url_of[$side]}/product?limit=1"; then cat "$work/$side-$store.log" >&2; exit 1; fi
     echo "bench: $store: seeding $side" >&2
-    bench_seed_products "$base"
-    if [ "${ASSOC:-1}" = 1 ]; then bench_seed_associations "$base"; fi
-    bench_endpoints probe "$base"
-    echo "bench: $store: loading $side" >&2
-    bench_endpoints load "$base"
-    rss["$store|$side"]=$(( $(awk '/VmRSS/ {print $2}' "/proc/$server/status") / 1024 ))
-    stop_server
+    bench_seed_products "${url_of[$side]}"
+    if [ "${ASSOC:-1}" = 1 ]; then bench_seed_associations "${url_of[$side]}"; fi
+    bench_endpoints probe ""
   done
+  echo "bench: $store: loading sails and skiff, $ROUNDS rounds" >&2
+  bench_endpoints load ""
+  for side in sails skiff; do
+    rss["$store|$side"]=$(( $(awk '/VmRSS/ {print $2}' "/proc/${pid[$side]}/status") / 1024 ))
+  done
+  stop_servers
   for label in "${order[@]}"; do
     # Both sides' shapes, one per line: they must be the same line twice.
     if [ "$(sort -u <<<"${shapes[$label]%$'\n'}" | wc -l)" != 1 ]; then
