@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
@@ -33,6 +34,9 @@ type DB struct {
 	closed atomic.Bool
 	// replaces keeps the text of the statements of replaceStatement.
 	replaces statementCache
+	// earlyRelease lets a replace's transaction release its locks before
+	// its commit is on disk (see tx.releaseLocksEarly).
+	earlyRelease bool
 }
 
 var (
@@ -70,7 +74,43 @@ func Open(ctx context.Context, cfg datastore.Config) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("open postgres: %w", err)
 	}
-	return &DB{d: sqlgen.Postgres(), pool: pool}, nil
+	early, err := earlyRelease(ctx, pool, cfg.Options)
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("open postgres: %w", err)
+	}
+	return &DB{d: sqlgen.Postgres(), pool: pool, earlyRelease: early}, nil
+}
+
+// earlyReleaseOption is the datastore setting that turns early lock
+// release off (see tx.releaseLocksEarly); it is on by default.
+const earlyReleaseOption = "earlyLockRelease"
+
+// earlyRelease reports whether replaces may release their locks before
+// their commit is on disk: unless the datastore's settings say not to,
+// when the role may run waitForDisk's function, which a database may
+// refuse it (its execution is granted to everyone unless revoked).
+func earlyRelease(ctx context.Context, pool *pgxpool.Pool, options map[string]any) (bool, error) {
+	for k, v := range options {
+		// Any case: a variable's name (SKIFF_DATASTORES__X__EARLYLOCKRELEASE) comes lower-cased.
+		if !strings.EqualFold(k, earlyReleaseOption) {
+			continue
+		}
+		on, ok := v.(bool)
+		if !ok {
+			return false, fmt.Errorf("%s must be true or false, not %v", earlyReleaseOption, v)
+		}
+		if !on {
+			return false, nil
+		}
+	}
+	var may bool
+	err := pool.QueryRow(ctx, `select coalesce(bool_and(has_function_privilege(oid, 'execute')), false)
+		from pg_proc where proname = 'pg_logical_emit_message' and pronamespace = 'pg_catalog'::regnamespace`).Scan(&may)
+	if err != nil {
+		return false, fmt.Errorf("check for %s: %w", earlyReleaseOption, err)
+	}
+	return may, nil
 }
 
 // Close closes the pool, waiting for connections in use to be returned.

@@ -30,13 +30,20 @@ func (db *DB) ReplaceCollections(ctx context.Context, rs []*datastore.Replacemen
 
 // ReplaceCollections implements datastore.CollectionReplacer: BEGIN, the
 // pending writes, each replacement's locks and guarded change
-// (sqlgen.ReplaceCollection), COMMIT, then the reads after it go in one
-// batch, so the parents' locks, which every change of their collections
-// waits for, are held only while the server runs them.
+// (sqlgen.ReplaceCollection), COMMIT, the wait for the disk, then the
+// reads after it go in one batch, so the parents' locks, which every
+// change of their collections waits for, are held only while the server
+// runs them, and, unless early lock release is off, not while the disk
+// writes the commit.
 func (s *session) ReplaceCollections(ctx context.Context, rs []*datastore.Replacement) ([]*datastore.Replaced, error) {
 	if s.tx == nil {
 		// Outside a transaction the locks would end with each statement.
 		return nil, fmt.Errorf("replace collection: %w", errors.ErrUnsupported)
+	}
+	if s.db.earlyRelease {
+		// Every concurrent replace of these collections queues for the
+		// parents' locks: they need not wait for this one's disk.
+		s.tx.releaseLocksEarly()
 	}
 	b := &pgx.Batch{}
 	locks := make([][]sqlgen.Stmt, len(rs))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -24,6 +23,7 @@ type tx struct {
 	pending   []deferred
 	noBitmaps bool // keyScansOnly was called
 	noSeqs    bool // and seqScansBack not since
+	early     bool // releaseLocksEarly was called
 	ended     bool // commitWith committed
 }
 
@@ -37,6 +37,8 @@ type deferred struct {
 	args []any
 	// fail wraps the write's error as the call that queued it would have.
 	fail func(error) error
+	// settings marks a statement of setLocal's, which later settings join.
+	settings bool
 }
 
 var _ querier = (*tx)(nil)
@@ -44,7 +46,7 @@ var _ querier = (*tx)(nil)
 // later queues a write; its error, if any, is returned by the call that
 // sends it.
 func (t *tx) later(sql string, args []any, fail func(error) error) {
-	t.pending = append(t.pending, deferred{sql, args, fail})
+	t.pending = append(t.pending, deferred{sql: sql, args: args, fail: fail})
 }
 
 // keyScansOnly turns bitmap scans off for the rest of the transaction,
@@ -66,19 +68,13 @@ func (t *tx) later(sql string, args []any, fail func(error) error) {
 // column without an index would otherwise read the whole table through
 // some other index.
 func (t *tx) keyScansOnly() {
-	var sets []string
 	if !t.noBitmaps {
 		t.noBitmaps = true
-		sets = append(sets, "set_config('enable_bitmapscan', 'off', true)")
+		t.setLocal("enable_bitmapscan", "off")
 	}
 	if !t.noSeqs {
 		t.noSeqs = true
-		sets = append(sets, "set_config('enable_seqscan', 'off', true)")
-	}
-	if len(sets) > 0 {
-		// One statement for both: each costs the server a round of
-		// parse, bind and execute, with the parent's lock held.
-		t.later("select "+strings.Join(sets, ", "), nil, func(err error) error { return fmt.Errorf("plan with key scans only: %w", err) })
+		t.setLocal("enable_seqscan", "off")
 	}
 }
 
@@ -86,8 +82,47 @@ func (t *tx) keyScansOnly() {
 // transaction's next round trip.
 func (t *tx) seqScansBack() {
 	t.noSeqs = false
-	t.later("set local enable_seqscan = on", nil, func(err error) error { return fmt.Errorf("set enable_seqscan: %w", err) })
+	t.setLocal("enable_seqscan", "on")
 }
+
+// setLocal sets the run-time parameter name to value until the
+// transaction ends, with its next round trip. Settings queued one after
+// the other go as one statement: each statement costs the server a round
+// of parse, bind and execute, perhaps with locks held. name and value are
+// the adapter's own constants, never a request's.
+func (t *tx) setLocal(name, value string) {
+	call := "set_config('" + name + "', '" + value + "', true)"
+	if n := len(t.pending); n > 0 && t.pending[n-1].settings {
+		t.pending[n-1].sql += ", " + call
+		return
+	}
+	t.pending = append(t.pending, deferred{sql: "select " + call, settings: true, fail: func(err error) error { return fmt.Errorf("set run-time parameters: %w", err) }})
+}
+
+// releaseLocksEarly makes the transaction's COMMIT release its locks
+// without waiting for its WAL to reach the disk, and commitWith wait for
+// the disk just after, in the same round trip (see waitForDisk): the
+// transaction still returns only once its change is durable, but a
+// transaction queued for one of its locks, a concurrent replace of the
+// same collection, runs during that wait instead of after it. What others
+// read may then include a change the disk does not hold yet, for as long
+// as one flush, as with InnoDB; should the server crash in that moment,
+// the change is lost, and was never answered as made.
+func (t *tx) releaseLocksEarly() {
+	if !t.early {
+		t.early = true
+		t.setLocal("synchronous_commit", "off")
+	}
+}
+
+// waitForDisk, run after the COMMIT of a transaction that released its
+// locks early, returns once the WAL written before it, that COMMIT's
+// included, is on disk (or on the synchronous standbys, as the session's
+// synchronous_commit asks). PostgreSQL waits so at a commit only when the
+// transaction has an id and wrote WAL; a transactional logical message
+// gives this one both, for a few dozen bytes of WAL. Logical decoding
+// passes the message on to its readers with the prefix "skiff".
+const waitForDisk = "select pg_logical_emit_message(true, 'skiff', '')"
 
 // direct reports whether a statement can go out on its own: nothing is
 // waiting to be sent before it.
@@ -165,16 +200,22 @@ func (t *tx) commit(ctx context.Context) error {
 // commitWith sends b's statements and COMMIT in one round trip (after
 // BEGIN and the pending writes, as SendBatch does), so that the
 // transaction's locks are released as soon as the server has run them;
-// read reads the results of b's statements. The statements of after, when
-// not nil, follow COMMIT in the same round trip, outside the transaction;
-// readAfter reads their results, and their failure leaves the commit as it
-// is. Once it returns nil the transaction has ended and refuses anything
-// more.
+// read reads the results of b's statements. A transaction that released
+// its locks early waits for the disk after COMMIT (see waitForDisk), and
+// fails if that wait does. The statements of after, when not nil, follow
+// in the same round trip, outside the transaction; readAfter reads their
+// results, and their failure leaves the commit as it is. Once it returns
+// nil the transaction has ended and refuses anything more.
 func (t *tx) commitWith(ctx context.Context, b *pgx.Batch, read func(pgx.BatchResults) error, after *pgx.Batch, readAfter func(pgx.BatchResults)) error {
-	if !t.begun && after == nil && !t.ended {
+	if !t.begun && after == nil && !t.ended && !t.early {
 		return t.commitImplicit(ctx, b, read)
 	}
 	b.Queue("commit")
+	if t.early {
+		// A statement of its own after COMMIT: the transaction that
+		// waits for the disk must not be the one holding the locks.
+		b.Queue(waitForDisk)
+	}
 	if after != nil {
 		b.QueuedQueries = append(b.QueuedQueries, after.QueuedQueries...)
 	}
@@ -183,6 +224,13 @@ func (t *tx) commitWith(ctx context.Context, b *pgx.Batch, read func(pgx.BatchRe
 	var tag pgconn.CommandTag
 	if err == nil {
 		tag, err = br.Exec()
+	}
+	if err == nil && t.early {
+		// The change is made, but not known to be durable: the caller
+		// may not answer it as made.
+		if _, werr := br.Exec(); werr != nil {
+			err = fmt.Errorf("wait for the commit to reach the disk: %w", werr)
+		}
 	}
 	if err == nil && after != nil && tag.String() != "ROLLBACK" {
 		readAfter(br)

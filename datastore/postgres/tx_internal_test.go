@@ -150,3 +150,88 @@ func TestOneBatchTransaction(t *testing.T) {
 		t.Errorf("rows after the failed batch = %d, want 2: its first insert was kept", n)
 	}
 }
+
+// TestEarlyLockRelease checks a transaction that releases its locks early
+// (see tx.releaseLocksEarly): it commits without waiting for the disk, its
+// settings go in one statement, and it returns only once its commit is on
+// disk all the same.
+func TestEarlyLockRelease(t *testing.T) {
+	ctx := t.Context()
+	db := openTestDB(t)
+	if !db.earlyRelease {
+		t.Fatal("early lock release is off; the test role may run pg_logical_emit_message")
+	}
+	if _, err := db.pool.Exec(ctx, "CREATE TABLE early_release (id BIGINT PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	var lsn string
+	err := db.InTx(ctx, func(ctx context.Context, a datastore.Adapter) error {
+		s := a.(*session)
+		s.tx.releaseLocksEarly()
+		s.tx.keyScansOnly()
+		if len(s.tx.pending) != 1 {
+			t.Errorf("pending statements = %d, want the settings' one", len(s.tx.pending))
+		}
+		if got := setting(t, ctx, s.q, "synchronous_commit"); got != "off" {
+			t.Errorf("synchronous_commit in the transaction = %s, want off", got)
+		}
+		b := &pgx.Batch{}
+		b.Queue("INSERT INTO early_release (id) VALUES (1)")
+		b.Queue("SELECT pg_current_wal_insert_lsn()::text")
+		return s.tx.commitWith(ctx, b, func(br pgx.BatchResults) error {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
+			return br.QueryRow().Scan(&lsn)
+		}, nil, nil)
+	})
+	if err != nil {
+		t.Fatalf("InTx = %v", err)
+	}
+	// Without the wait the commit would reach the disk when the WAL
+	// writer next wakes, up to wal_writer_delay later.
+	var durable bool
+	if err := db.pool.QueryRow(ctx, "SELECT pg_current_wal_flush_lsn() > $1::pg_lsn", lsn).Scan(&durable); err != nil {
+		t.Fatal(err)
+	}
+	if !durable {
+		t.Errorf("the commit was not on disk when the transaction returned")
+	}
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM early_release").Scan(&n); err != nil || n != 1 {
+		t.Errorf("rows after the commit = %d, %v; want 1", n, err)
+	}
+	if got := setting(t, ctx, conn, "synchronous_commit"); got != "on" {
+		t.Errorf("synchronous_commit after the transaction = %s, want on", got)
+	}
+}
+
+// TestEarlyLockReleaseOption checks the datastore setting that turns
+// early lock release off.
+func TestEarlyLockReleaseOption(t *testing.T) {
+	url := testenv.Postgres(t)
+	db, err := Open(t.Context(), datastore.Config{URL: url, Options: map[string]any{earlyReleaseOption: false}})
+	if err != nil {
+		t.Fatalf("Open = %v", err)
+	}
+	defer db.Close()
+	if db.earlyRelease {
+		t.Errorf("early lock release on with %s: false", earlyReleaseOption)
+	}
+	lower, err := Open(t.Context(), datastore.Config{URL: url, Options: map[string]any{"earlylockrelease": false}})
+	if err != nil {
+		t.Fatalf("Open = %v", err)
+	}
+	defer lower.Close()
+	if lower.earlyRelease {
+		t.Errorf("early lock release on with earlylockrelease: false")
+	}
+	if _, err := Open(t.Context(), datastore.Config{URL: url, Options: map[string]any{earlyReleaseOption: "no"}}); err == nil {
+		t.Errorf("Open with %s: %q succeeded", earlyReleaseOption, "no")
+	}
+}
