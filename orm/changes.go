@@ -48,6 +48,15 @@ type linkKey struct {
 	attr  string
 }
 
+// grow makes room for n more links, so that a write that knows how many
+// records it touches fills the set without growing it step by step.
+func (cs *changeSet) grow(n int) {
+	if cs.index == nil {
+		cs.index = make(map[linkKey]int, n)
+	}
+	cs.links = slices.Grow(cs.links, n)
+}
+
 func (cs *changeSet) link(m *model.Model, id any, attr string) *Link {
 	k := linkKey{m, id, attr}
 	if i, ok := cs.index[k]; ok {
@@ -88,14 +97,19 @@ func (cs *changeSet) singular(m *model.Model, id any, attr string, key any) {
 	cs.link(m, id, attr).Key = key
 }
 
-// changes returns the links that still say something.
+// changes returns the links that still say something. It ends cs: the
+// result reuses its links.
 func (cs *changeSet) changes() Changes {
-	out := make(Changes, 0, len(cs.links))
+	out := Changes(cs.links[:0])
 	for _, l := range cs.links {
 		if l.Plural() && len(l.Added) == 0 && len(l.Removed) == 0 {
 			continue
 		}
 		out = append(out, l)
+	}
+	*cs = changeSet{}
+	if out == nil {
+		return Changes{}
 	}
 	return out
 }
@@ -104,6 +118,8 @@ func (cs *changeSet) changes() Changes {
 // and lost removed, with what that means on the other side: the children's
 // key (one-to-many) or their mirror collection (many-to-many with via).
 func (cs *changeSet) collectionChanged(m *model.Model, a *model.Attribute, parent any, added, removed []any) {
+	// The parent's link and one per child.
+	cs.grow(1 + len(added) + len(removed))
 	cs.plural(m, parent, a.Name, added, true)
 	cs.plural(m, parent, a.Name, removed, false)
 	inv := a.Assoc.Inverse
