@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -81,7 +82,7 @@ func (s *session) ReplaceCollections(ctx context.Context, rs []*datastore.Replac
 			}
 			rows, err := br.Query()
 			if err == nil {
-				out[i], err = scanReplaced(rows, changes[i].Columns)
+				out[i], err = scanReplaced(rows, changes[i].Columns, r.Child.PrimaryKey)
 			}
 			if err != nil {
 				return fmt.Errorf("%s: %w", r.Child.Name, err)
@@ -105,23 +106,25 @@ func (s *session) ReplaceCollections(ctx context.Context, rs []*datastore.Replac
 
 // replaceColumns are the columns every row of sqlgen.ReplaceCollection's
 // statement starts with; the locked children's columns follow.
-var replaceColumns = [...]string{sqlgen.ReplaceOK, sqlgen.ReplaceOp, sqlgen.ReplaceChild, sqlgen.ReplaceLive}
+var replaceColumns = [...]string{sqlgen.ReplaceOK, sqlgen.ReplaceOp, sqlgen.ReplaceChild, sqlgen.ReplaceOrd}
 
 // scanReplaced reads the rows of a sqlgen.ReplaceCollection statement,
 // whose columns are cols, into what the change did; its Locked holds one
-// list, the children it locked. Only those rows become records: the
-// others are read for their key and whether the child still exists.
-func scanReplaced(rows pgx.Rows, cols []*datastore.Column) (*datastore.Replaced, error) {
+// list, the children it locked, whose key column is key. Only those rows
+// become records: the others are read for their keys.
+func scanReplaced(rows pgx.Rows, cols []*datastore.Column, key string) (*datastore.Replaced, error) {
 	defer rows.Close()
 	cells, dest := scanners(rows.FieldDescriptions(), cols)
 	childCols := cols[len(replaceColumns):]
 	children := []datastore.Record{}
 	out := &datastore.Replaced{}
 	first := true
-	op, child, live := &cells[1], &cells[2], &cells[3]
-	if op.typ != pgtype.Int8OID || cells[0].typ != pgtype.BoolOID || live.typ != pgtype.BoolOID {
+	op, child, ord := &cells[1], &cells[2], &cells[3]
+	if op.typ != pgtype.Int8OID || cells[0].typ != pgtype.BoolOID {
 		return nil, fmt.Errorf("replace collection: unexpected column types %v", rows.FieldDescriptions())
 	}
+	type unlinked struct{ id, ord any }
+	var removed []unlinked
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err
@@ -132,8 +135,7 @@ func scanReplaced(rows pgx.Rows, cols []*datastore.Column) (*datastore.Replaced,
 		if !op.i8.Valid {
 			continue // no child: the test alone
 		}
-		switch op.i8.Int64 {
-		case sqlgen.ReplaceLocked:
+		if op.i8.Int64 == sqlgen.ReplaceLocked {
 			rec := make(datastore.Record, len(childCols))
 			for i, c := range childCols {
 				v, err := cells[len(replaceColumns)+i].value(c.Kind)
@@ -143,23 +145,44 @@ func scanReplaced(rows pgx.Rows, cols []*datastore.Column) (*datastore.Replaced,
 				rec[c.Name] = v
 			}
 			children = append(children, rec)
-		case sqlgen.ReplaceRemoved, sqlgen.ReplaceAdded:
-			list := &out.Added
-			if op.i8.Int64 == sqlgen.ReplaceRemoved {
-				if !live.b.Valid || !live.b.Bool {
-					continue // a link to a destroyed child
-				}
-				list = &out.Removed
-			}
-			id, err := child.value(cols[2].Kind)
+			continue
+		}
+		id, err := child.value(cols[2].Kind)
+		if err != nil {
+			return nil, fmt.Errorf("column %s: %w", cols[2].Name, err)
+		}
+		switch op.i8.Int64 {
+		case sqlgen.ReplaceRemoved:
+			o, err := ord.value(cols[3].Kind)
 			if err != nil {
-				return nil, fmt.Errorf("column %s: %w", cols[2].Name, err)
+				return nil, fmt.Errorf("column %s: %w", cols[3].Name, err)
 			}
-			*list = append(*list, id)
+			removed = append(removed, unlinked{id, o})
+		case sqlgen.ReplaceAdded:
+			out.Added = append(out.Added, id)
 		}
 	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
 	out.Locked = [][]datastore.Record{children}
-	return out, rows.Err()
+	if len(removed) == 0 {
+		return out, nil
+	}
+	// In the order of the links' keys. A child that was not locked no
+	// longer exists: its link, left by a destroy that already reported the
+	// child gone, goes without a report.
+	slices.SortStableFunc(removed, func(a, b unlinked) int { return sqlgen.CompareKeys(a.ord, b.ord) })
+	live := make(map[any]bool, len(children))
+	for _, rec := range children {
+		live[rec[key]] = true
+	}
+	for _, u := range removed {
+		if live[u.id] {
+			out.Removed = append(out.Removed, u.id)
+		}
+	}
+	return out, nil
 }
 
 // replaceShape is what the text of sqlgen.ReplaceCollection's statement

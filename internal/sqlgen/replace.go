@@ -10,14 +10,14 @@ import (
 
 // Columns of the rows ReplaceCollection's statement returns: whether the
 // change was valid (every row), then for each child it locked (op 0), with
-// the columns r.ChildColumns name, unlinked (op 1) or linked (op 2) its key
-// and whether it exists. The prefix keeps them apart from any model
-// attribute.
+// the columns r.ChildColumns name, unlinked (op 1) or linked (op 2) its
+// key, and for an unlinked one the key of its link (see ReplaceCollection).
+// The prefix keeps them apart from any model attribute.
 const (
 	ReplaceOK    = "__skiff_ok"
 	ReplaceOp    = "__skiff_op"
 	ReplaceChild = "__skiff_child"
-	ReplaceLive  = "__skiff_live"
+	ReplaceOrd   = "__skiff_ord"
 )
 
 // Values of the ReplaceOp column.
@@ -70,10 +70,16 @@ func ReplaceCollectionArgs(d *Dialect, r *datastore.Replacement) ([]any, error) 
 // it took (the parent's, which every change of the collection takes
 // first, so no member can join or leave through such a change between
 // that snapshot and the children's locks). It returns one row per child
-// locked, in key order, then one per child unlinked, in the order of the
-// join rows' keys (one-to-many: of the children's keys), then one per
-// child linked, in no particular order (join rows are inserted in the
-// order of r.Want); or one row with the test alone when there are none.
+// locked, in key order, then one per child unlinked, with the key of its
+// join row (one-to-many: the child's key), then one per child linked (join
+// rows are inserted in the order of r.Want); or one row with the test alone
+// when there are none. Nothing sorts the whole, which costs the server a
+// sort node for rows whose order is already known: each part comes in the
+// order it is made (a statement that locks rows or writes never runs in
+// parallel, so its UNION ALL runs its parts one after the other), and the
+// caller orders the unlinked children by their join rows' keys. An
+// unlinked child that is not locked no longer exists: its link was left
+// by a destroy.
 // The keys are bound once, as an array; dialects without numbered
 // placeholders, RETURNING and row locks, and key columns of an explicit
 // type, are refused with errors.ErrUnsupported.
@@ -138,17 +144,11 @@ func ReplaceCollection(d *Dialect, r *datastore.Replacement) (Stmt, error) {
 	b.ident(r.Child.Name)
 	b.str(" WHERE ")
 	b.ident(ck.Name)
-	// As in SelectUnion: each branch finds its keys through its own index.
-	// (On a small table without statistics the planner may still merge
-	// them with a scan of the key's whole index; on a large one it looks
-	// each key up.)
-	b.str(" IN (SELECT ")
-	b.ident(ck.Name)
-	b.str(" FROM ")
-	b.ident(r.Child.Name)
-	b.str(" WHERE ")
-	b.ident(ck.Name)
-	b.str(" = ANY(" + w + ") UNION ALL SELECT ")
+	// The wanted keys need no index to be listed; the members are found
+	// through the links' index. (On a small table without statistics the
+	// planner may still merge them with a scan of the key's whole index;
+	// on a large one it looks each key up.)
+	b.str(" IN (SELECT unnest(" + w + ") UNION ALL SELECT ")
 	b.ident(childCol)
 	b.str(" FROM ")
 	b.ident(links)
@@ -232,7 +232,7 @@ func ReplaceCollection(d *Dialect, r *datastore.Replacement) (Stmt, error) {
 	b.ident("child")
 	b.str(") SELECT " + d.Ident("ok") + "." + d.Ident("v") + ", ")
 	x := d.Ident("x") + "."
-	b.str(x + d.Ident("op") + ", " + x + d.Ident("child") + ", " + x + d.Ident("live"))
+	b.str(x + d.Ident("op") + ", " + x + d.Ident("child") + ", " + x + d.Ident("ord"))
 	// The locked children's columns go by position, apart from x's own.
 	nulls := ""
 	for i := range lockedCols {
@@ -243,24 +243,29 @@ func ReplaceCollection(d *Dialect, r *datastore.Replacement) (Stmt, error) {
 	b.ident("ok")
 	b.str(" LEFT JOIN (SELECT " + fmt.Sprint(ReplaceLocked) + " AS " + d.Ident("op") + ", ")
 	b.ident(ck.Name)
-	b.str(" AS " + d.Ident("child") + ", TRUE AS " + d.Ident("live") + ", NULL AS " + d.Ident("ord"))
+	b.str(" AS " + d.Ident("child") + ", NULL AS " + d.Ident("ord"))
 	for i, c := range lockedCols {
 		b.str(", ")
 		b.ident(c.Name)
 		b.str(" AS " + d.Ident(fmt.Sprint("c", i)))
 	}
-	// An unlinked child not locked is a link to a destroyed one.
 	b.str(" FROM " + lk + " UNION ALL SELECT " + fmt.Sprint(ReplaceRemoved) + ", " + d.Ident("del") + "." + d.Ident("child") + ", " +
-		d.Ident("del") + "." + d.Ident("child") + " IN (SELECT ")
-	b.ident(ck.Name)
-	b.str(" FROM " + lk + "), " + d.Ident("del") + "." + d.Ident("ord") + nulls + " FROM " + d.Ident("del") +
-		" UNION ALL SELECT " + fmt.Sprint(ReplaceAdded) + ", " + d.Ident("ins") + "." + d.Ident("child") + ", TRUE, NULL" + nulls +
-		" FROM " + d.Ident("ins") + ") AS " + d.Ident("x") + " ON TRUE ORDER BY " + x + d.Ident("op") + ", " + x + d.Ident("ord") + ", " + x + d.Ident("child"))
+		d.Ident("del") + "." + d.Ident("ord") + nulls + " FROM " + d.Ident("del") +
+		" UNION ALL SELECT " + fmt.Sprint(ReplaceAdded) + ", " + d.Ident("ins") + "." + d.Ident("child") + ", NULL" + nulls +
+		" FROM " + d.Ident("ins") + ") AS " + d.Ident("x") + " ON TRUE")
+	ordKind := ck.Kind
+	if r.Through != nil {
+		oc := r.Through.Table.Column(orderCol)
+		if oc == nil {
+			return Stmt{}, fmt.Errorf("replace collection %s.%s: join table %s has no primary key column", r.Parent.Name, r.Child.Name, links)
+		}
+		ordKind = oc.Kind
+	}
 	cols := []*datastore.Column{
 		{Name: ReplaceOK, Kind: datastore.Boolean},
 		{Name: ReplaceOp, Kind: datastore.Integer},
 		{Name: ReplaceChild, Kind: ck.Kind},
-		{Name: ReplaceLive, Kind: datastore.Boolean},
+		{Name: ReplaceOrd, Kind: ordKind},
 	}
 	return Stmt{SQL: b.sb.String(), Args: b.args, Columns: append(cols, lockedCols...)}, nil
 }

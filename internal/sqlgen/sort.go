@@ -12,10 +12,12 @@ import (
 // when no sort is given; RETURNING rows come back in no promised order.
 func SortByPK(t *datastore.Table, recs []datastore.Record) {
 	pk := t.PrimaryKey
-	slices.SortStableFunc(recs, func(a, b datastore.Record) int { return compare(a[pk], b[pk]) })
+	slices.SortStableFunc(recs, func(a, b datastore.Record) int { return CompareKeys(a[pk], b[pk]) })
 }
 
-func compare(a, b any) int {
+// CompareKeys orders two key values as read back from a store: numbers
+// by value, strings byte by byte, anything else by its printed form.
+func CompareKeys(a, b any) int {
 	switch x := a.(type) {
 	case float64:
 		if y, ok := b.(float64); ok {
