@@ -97,17 +97,18 @@ func ReplaceCollection(d *Dialect, r *datastore.Replacement) (Stmt, error) {
 
 	// The membership: the table holding it, its column of parent keys and
 	// of child keys, and the column ordering the members.
-	var links, parentCol, childCol, orderCol string
+	var links, parentCol, childCol string
+	orderCol := ck
 	if j := r.Through; j != nil {
-		if j.Table == nil || j.Table.Column(j.ParentColumn) == nil || j.Table.Column(j.ChildColumn) == nil {
+		if j.Table == nil || j.Table.Column(j.ParentColumn) == nil || j.Table.Column(j.ChildColumn) == nil || j.Table.Column(j.Table.PrimaryKey) == nil {
 			return Stmt{}, fmt.Errorf("replace collection %s.%s: bad join table", r.Parent.Name, r.Child.Name)
 		}
-		links, parentCol, childCol, orderCol = j.Table.Name, j.ParentColumn, j.ChildColumn, j.Table.PrimaryKey
+		links, parentCol, childCol, orderCol = j.Table.Name, j.ParentColumn, j.ChildColumn, j.Table.Column(j.Table.PrimaryKey)
 	} else {
 		if r.Child.Column(r.Via) == nil {
 			return Stmt{}, fmt.Errorf("table %s has no column %q", r.Child.Name, r.Via)
 		}
-		links, parentCol, childCol, orderCol = r.Child.Name, r.Via, ck.Name, ck.Name
+		links, parentCol, childCol = r.Child.Name, r.Via, ck.Name
 	}
 	// members writes the condition on the rows of links that link the
 	// parent to a child not wanted.
@@ -189,7 +190,7 @@ func ReplaceCollection(d *Dialect, r *datastore.Replacement) (Stmt, error) {
 	b.str(" WHERE ")
 	members()
 	b.str(guard + " RETURNING ")
-	b.ident(orderCol)
+	b.ident(orderCol.Name)
 	b.str(" AS ")
 	b.ident("ord")
 	b.str(", ")
@@ -253,19 +254,11 @@ func ReplaceCollection(d *Dialect, r *datastore.Replacement) (Stmt, error) {
 		d.Ident("del") + "." + d.Ident("ord") + nulls + " FROM " + d.Ident("del") +
 		" UNION ALL SELECT " + fmt.Sprint(ReplaceAdded) + ", " + d.Ident("ins") + "." + d.Ident("child") + ", NULL" + nulls +
 		" FROM " + d.Ident("ins") + ") AS " + d.Ident("x") + " ON TRUE")
-	ordKind := ck.Kind
-	if r.Through != nil {
-		oc := r.Through.Table.Column(orderCol)
-		if oc == nil {
-			return Stmt{}, fmt.Errorf("replace collection %s.%s: join table %s has no primary key column", r.Parent.Name, r.Child.Name, links)
-		}
-		ordKind = oc.Kind
-	}
 	cols := []*datastore.Column{
 		{Name: ReplaceOK, Kind: datastore.Boolean},
 		{Name: ReplaceOp, Kind: datastore.Integer},
 		{Name: ReplaceChild, Kind: ck.Kind},
-		{Name: ReplaceOrd, Kind: ordKind},
+		{Name: ReplaceOrd, Kind: orderCol.Kind},
 	}
 	return Stmt{SQL: b.sb.String(), Args: b.args, Columns: append(cols, lockedCols...)}, nil
 }
