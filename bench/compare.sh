@@ -15,6 +15,11 @@
 #
 #   bench/compare.sh                                # both pairs, 2 connections, 3 rounds of 5 s
 #   DURATION=3s ROUNDS=5 CONNS="2 4" STORES=sqlite bench/compare.sh
+#   BASE=main~3 bench/compare.sh                    # also an older Skiff: before/after, same run
+#
+# With BASE (a git revision), Skiff as built from that revision is served too, on the same store,
+# and loaded in the same alternation; the table gains its req/s and this tree's ratio to it. That
+# is how a change shows it costs nothing: before and after measured in one run, side by side.
 #
 # Needs node and npm (runs `npm ci` in bench/sails once), wrk, curl, jq, psql. PostgreSQL: Skiff
 # uses the schema skiff_bench_compare of $SKIFF_BENCH_POSTGRES_URL (default: the `test` database);
@@ -32,6 +37,8 @@ PG_SERVER=${PG_URL%%\?*}
 PG_SERVER=${PG_SERVER%/*}
 SAILS_PORT=18637
 SKIFF_PORT=18638
+BASE_PORT=18639
+BASE=${BASE:-}
 . bench/lib.sh
 for tool in wrk curl jq node npm; do
   command -v "$tool" >/dev/null || { echo "bench: $tool is missing" >&2; exit 1; }
@@ -47,7 +54,7 @@ stop_servers() {
   done
   pid=()
 }
-trap 'stop_servers; rm -rf "$work"' EXIT
+trap 'stop_servers; if [ -n "$BASE" ]; then git worktree remove --force "$work/base-src" 2>/dev/null || true; fi; rm -rf "$work"' EXIT
 
 if [ ! -d bench/sails/node_modules ]; then
   (cd bench/sails && npm ci --no-audit --no-fund --loglevel=error)
@@ -55,6 +62,13 @@ fi
 go build -o "$work/skiff" ./cmd/skiff
 cp -r examples/petshop "$work/app"
 rm -rf "$work/app/.tmp"
+sides=(sails skiff)
+if [ -n "$BASE" ]; then
+  git worktree add -q --detach "$work/base-src" "$BASE"
+  (cd "$work/base-src" && go build -o "$work/skiff-base" ./cmd/skiff)
+  cp -r "$work/base-src/examples/petshop" "$work/base-app"
+  sides+=(base)
+fi
 
 start_sails() { # store
   local envs=(PORT=$SAILS_PORT "SAILS_BENCH_DISK_DIR=$work/sails-disk")
@@ -71,6 +85,12 @@ start_skiff() { # store
   rm -rf "$work/app/.tmp"
   bench_skiff_start "$work/skiff" "$work/app" "$1" "$SKIFF_PORT" "$work/skiff-$1.log" "$PG_URL" skiff_bench_compare
   pid[skiff]=$BENCH_PID
+}
+
+start_base() { # store
+  rm -rf "$work/base-app/.tmp"
+  bench_skiff_start "$work/skiff-base" "$work/base-app" "$1" "$BASE_PORT" "$work/base-$1.log" "$PG_URL" skiff_bench_base
+  pid[base]=$BENCH_PID
 }
 
 # shape: the JSON's structure — keys with the types of their values, array lengths with the shape
@@ -110,12 +130,12 @@ load() {
   for conns in $CONNS; do
     runs=()
     for round in $(seq 1 "$ROUNDS"); do
-      for side in sails skiff; do
+      for side in "${sides[@]}"; do
         read -r rps p99 < <(bench_wrk "$conns" "$DURATION" "${url_of[$side]}$path" "$script")
         runs[$side]+="$rps "
       done
     done
-    for side in sails skiff; do
+    for side in "${sides[@]}"; do
       rate["$store|$side|$label|$conns"]=$(median ${runs[$side]})
     done
   done
@@ -127,24 +147,26 @@ median() {
 }
 
 declare -A rate=() shapes=() rss=() differs=()
-declare -A url_of=([sails]=http://127.0.0.1:$SAILS_PORT [skiff]=http://127.0.0.1:$SKIFF_PORT)
+declare -A url_of=([sails]=http://127.0.0.1:$SAILS_PORT [skiff]=http://127.0.0.1:$SKIFF_PORT [base]=http://127.0.0.1:$BASE_PORT)
 order=()
 remember() { order+=("$1"); }
 bench_endpoints remember ""
 
 for store in $STORES; do
   shapes=()
-  for side in sails skiff; do
+  for side in "${sides[@]}"; do
     "start_$side" "$store"
     if ! bench_wait_up "${url_of[$side]}/product?limit=1"; then cat "$work/$side-$store.log" >&2; exit 1; fi
     echo "bench: $store: seeding $side" >&2
     bench_seed_products "${url_of[$side]}"
     if [ "${ASSOC:-1}" = 1 ]; then bench_seed_associations "${url_of[$side]}"; fi
-    bench_endpoints probe ""
+    # The older build's answers may differ where this change meant them to: only Sails and
+    # this tree are held to the same shapes.
+    if [ "$side" != base ]; then bench_endpoints probe ""; fi
   done
-  echo "bench: $store: loading sails and skiff, $ROUNDS rounds" >&2
+  echo "bench: $store: loading ${sides[*]}, $ROUNDS rounds" >&2
   bench_endpoints load ""
-  for side in sails skiff; do
+  for side in "${sides[@]}"; do
     rss["$store|$side"]=$(( $(awk '/VmRSS/ {print $2}' "/proc/${pid[$side]}/status") / 1024 ))
   done
   stop_servers
@@ -157,8 +179,13 @@ for store in $STORES; do
   done
 done
 
-echo "| store | endpoint | conns | Sails req/s | Skiff req/s | Skiff/Sails |"
-echo "|---|---|---|---|---|---|"
+if [ -n "$BASE" ]; then
+  echo "| store | endpoint | conns | Sails req/s | Skiff req/s | Skiff/Sails | Skiff $BASE req/s | Skiff/$BASE |"
+  echo "|---|---|---|---|---|---|---|---|"
+else
+  echo "| store | endpoint | conns | Sails req/s | Skiff req/s | Skiff/Sails |"
+  echo "|---|---|---|---|---|---|"
+fi
 for store in $STORES; do
   for label in "${order[@]}"; do
     for conns in $CONNS; do
@@ -166,12 +193,18 @@ for store in $STORES; do
       skiff=${rate["$store|skiff|$label|$conns"]:-0}
       ratio=$(awk -v a="$skiff" -v b="$sails" 'BEGIN { if (b > 0) printf "%.1fx", a / b; else print "-" }')
       if [ -n "${differs["$store|$label"]:-}" ]; then ratio="$ratio (answers differ in shape)"; fi
-      printf '| %s | %s | %s | %s | %s | %s |\n' "$(store_name "$store")" "$label" "$conns" "$sails" "$skiff" "$ratio"
+      if [ -n "$BASE" ]; then
+        base=${rate["$store|base|$label|$conns"]:-0}
+        printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$(store_name "$store")" "$label" "$conns" "$sails" "$skiff" "$ratio" \
+          "$base" "$(awk -v a="$skiff" -v b="$base" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')"
+      else
+        printf '| %s | %s | %s | %s | %s | %s |\n' "$(store_name "$store")" "$label" "$conns" "$sails" "$skiff" "$ratio"
+      fi
     done
   done
 done
 for store in $STORES; do
-  echo "$(store_name "$store"): resident memory after the load: Sails ${rss["$store|sails"]} MiB, Skiff ${rss["$store|skiff"]} MiB"
+  echo "$(store_name "$store"): resident memory after the load: Sails ${rss["$store|sails"]} MiB, Skiff ${rss["$store|skiff"]} MiB${BASE:+, Skiff $BASE ${rss["$store|base"]} MiB}"
 done
 # Figures of answers that differ are no comparison: fail, after printing them.
 if [ "${#differs[@]}" -gt 0 ]; then exit 1; fi
