@@ -30,9 +30,11 @@ func appMiddleware(o *Options) (before, after func(http.Handler) http.Handler, e
 		}
 		return nil, nil, nil
 	}
+	// As in Sails, the router always runs: without it in the order, every
+	// name comes before it.
 	router := slices.Index(order, "router")
 	if router < 0 {
-		return nil, nil, fmt.Errorf("http.middleware.order must include router: without it no route or blueprint action would answer")
+		router = len(order)
 	}
 	var pre, post []func(http.Handler) http.Handler
 	for i, name := range order {

@@ -75,10 +75,11 @@ type Options struct {
 	// request, after the body limit and the session are set up and before
 	// CORS, CSRF, policies and routing; those named after it run, in
 	// order, for HTTP requests no route matched, before the static files
-	// and the 404. Where built-in names stand does not change what Skiff
-	// does (LoadApp has already applied their absence). New refuses a name
-	// that is neither built-in nor in Middleware, and an order without
-	// "router". nil means Sails' default order, with no Go middleware.
+	// and the 404; without "router" in the order, all run before routing
+	// (Sails always runs its router). Where built-in names stand does not
+	// change what Skiff does (LoadApp has already applied their absence).
+	// New refuses a name that is neither built-in nor in Middleware. nil
+	// means Sails' default order, with no Go middleware.
 	MiddlewareOrder []string
 	// MiddlewareSettings are http.middleware's other keys (in Sails, the
 	// definitions of custom middleware): New refuses each key that does not

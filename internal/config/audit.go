@@ -342,22 +342,39 @@ func auditDatastores(src string, app *App, say func(string, string)) error {
 	return nil
 }
 
-// auditMiddleware checks http.middleware: order is a list of names that
-// includes router; leaving www or session out of it turns static files or
-// sessions off; built-ins Skiff runs in its own place get a warning. Names
-// that are neither built-ins nor Go middleware are the server's to refuse,
-// as only it knows the Go ones.
+// auditMiddleware checks http.middleware as Sails 1.x reads it: order is a
+// list of names; those after router run for requests no route matched (the
+// router always runs: an order without it puts every name before it); a
+// middleware set to false is off, as if the order left it out. Leaving
+// www or session out turns static files or sessions off; built-ins Skiff
+// runs in another place get a warning. Other names, and other values of
+// middleware keys, are the server's to judge against the Go middleware.
 func auditMiddleware(src string, app *App, say func(string, string)) error {
 	mw, _ := app.HTTP["middleware"].(map[string]any)
 	app.MiddlewareSettings = map[string]any{}
+	off := map[string]bool{}
 	for k, v := range mw {
-		if k != "order" {
+		switch {
+		case k == "order":
+		case v == false:
+			off[k] = true
+		case IsBuiltinMiddleware(k):
+			return fmt.Errorf("%s: http.middleware.%s: Skiff runs its own %s and cannot run a JavaScript replacement: remove the setting (or set it to false to turn %s off): %w",
+				src, k, k, k, ErrUnsupported)
+		default:
 			app.MiddlewareSettings[k] = v
 		}
 	}
-	list, ok := mw["order"].([]any)
-	if !ok {
+	v, set := mw["order"]
+	if !set {
+		if len(off) > 0 {
+			return auditOrder(src, app, nil, off, say)
+		}
 		return nil
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return fmt.Errorf("%s: http.middleware.order must be a list of middleware names, not %s: %w", src, describe(v), ErrInvalid)
 	}
 	order := make([]string, 0, len(list))
 	for _, e := range list {
@@ -370,16 +387,29 @@ func auditMiddleware(src string, app *App, say func(string, string)) error {
 		}
 		order = append(order, name)
 	}
+	return auditOrder(src, app, order, off, say)
+}
+
+// defaultOrder is Sails 1.x's http.middleware.order.
+var defaultOrder = []string{"cookieParser", "session", "bodyParser", "compress", "poweredBy", "router", "www", "favicon"}
+
+// auditOrder applies order (nil: Sails' default) less the middleware
+// turned off, and warns about built-ins out of Skiff's place.
+func auditOrder(src string, app *App, order []string, off map[string]bool, say func(string, string)) error {
+	if order == nil {
+		order = defaultOrder
+	}
+	order = slices.DeleteFunc(slices.Clone(order), func(n string) bool { return off[n] })
 	app.MiddlewareOrder = order
 	router := slices.Index(order, "router")
 	if router < 0 {
-		return fmt.Errorf("%s: http.middleware.order must include router: without it no route or blueprint action would answer: %w", src, ErrInvalid)
+		router = len(order)
 	}
 	if !slices.Contains(order, "session") {
 		app.SessionDisabled = true
 	}
 	if !slices.Contains(order, "bodyParser") {
-		say("http.middleware.order", "bodyParser is not listed, but Skiff parses request bodies anyway")
+		say("http.middleware.order", "bodyParser is left out or off, but Skiff parses request bodies anyway")
 	}
 	var late []string
 	for _, name := range []string{"cookieParser", "session", "bodyParser"} {

@@ -131,7 +131,12 @@ func TestSettingOutcomes(t *testing.T) {
 		{"http: {bodyParser: skipper}", refused, "http.bodyParser"},
 		{"http: {middleware: {order: [cookieParser, session, bodyParser, compress, poweredBy, router, www, favicon]}}", honoured, ""},
 		{"http: {middleware: {order: [cookieParser, session, bodyParser, paginate, router, www]}}", honoured, ""},
-		{"http: {middleware: {order: [cookieParser, session, bodyParser, www]}}", refused, "router"},
+		{"http: {middleware: {order: [cookieParser, session, bodyParser, www]}}", warned, "www comes before router"},
+		{"http: {middleware: {poweredBy: false, compress: false, favicon: false, www: false}}", honoured, ""},
+		{"http: {middleware: {bodyParser: false}}", warned, "bodyParser is left out or off"},
+		{"http: {middleware: {bodyParser: skipper}}", refused, "http.middleware.bodyParser"},
+		{"http: {middleware: {paginate: false, order: [session, bodyParser, paginate, router]}}", honoured, ""},
+		{"http: {middleware: {paginate: require(x), order: [session, bodyParser, paginate, router]}}", honoured, ""},
 		{"http: {middleware: {order: [session, bodyParser, router, router]}}", refused, "router"},
 		{"http: {middleware: {order: [session, bodyParser, router, 3]}}", refused, "http.middleware.order"},
 		{"http: {middleware: {order: router}}", refused, "http.middleware.order"},
@@ -226,6 +231,13 @@ datastores:
 	}
 	if diff := cmp.Diff(map[string]any{"paginate": true}, a.MiddlewareSettings); diff != "" {
 		t.Errorf("MiddlewareSettings mismatch (-want +got):\n%s", diff)
+	}
+	b := mustLoad(t, map[string]string{"config/http.yaml": "http: {middleware: {session: false, www: false, paginate: false, order: [session, bodyParser, paginate, router, www]}}"}, "", nil)
+	if diff := cmp.Diff([]string{"bodyParser", "router"}, b.MiddlewareOrder); diff != "" || !b.SessionDisabled {
+		t.Errorf("middleware set to false: SessionDisabled %t, MiddlewareOrder mismatch (-want +got):\n%s", b.SessionDisabled, diff)
+	}
+	if c := mustLoad(t, nil, "", nil); c.MiddlewareOrder != nil || c.SessionDisabled {
+		t.Errorf("no http.middleware: MiddlewareOrder %q SessionDisabled %t, want nil false", c.MiddlewareOrder, c.SessionDisabled)
 	}
 	if got := a.Datastores["default"]["url"]; got != "postgres://h/d?sslmode=require" {
 		t.Errorf("ssl {rejectUnauthorized: false}: url = %v, want sslmode=require", got)

@@ -98,9 +98,10 @@ type App struct {
 	Custom map[string]any
 	// Host is explicitHost, the address to listen on; "" when unset.
 	Host string
-	// MiddlewareOrder is http.middleware.order, nil when unset (Sails'
-	// default order). It includes router and lists no name twice; names
-	// that are not built-in (IsBuiltinMiddleware) must be Go middleware.
+	// MiddlewareOrder is http.middleware.order less the middleware set to
+	// false, nil when neither is set (Sails' default order). It lists no
+	// name twice; names that are not built-in (IsBuiltinMiddleware) must be
+	// Go middleware.
 	MiddlewareOrder []string
 	// MiddlewareSettings holds http.middleware's other keys (Sails'
 	// middleware definitions), never nil: each must name Go middleware.
