@@ -75,3 +75,24 @@ func TestUnknownMiddlewareStopsTheStart(t *testing.T) {
 		t.Errorf("run error = %v, want one naming paginate", err)
 	}
 }
+
+func TestExplicitHost(t *testing.T) {
+	dir := writeApp(t, "explicitHost: 127.0.0.1\n")
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var stdout, stderr syncBuffer
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"serve", "--app", dir, "--port", "0"}, nil, &stdout, &stderr) }()
+	for !strings.Contains(stdout.String(), "listening on") {
+		select {
+		case err := <-done:
+			t.Fatalf("run returned early: %v\nstderr: %s", err, stderr.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	cancel()
+	<-done
+	if !strings.Contains(stdout.String(), "listening on http://127.0.0.1:") {
+		t.Errorf("explicitHost 127.0.0.1: %s", stdout.String())
+	}
+}
