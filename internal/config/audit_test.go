@@ -144,6 +144,9 @@ func TestSettingOutcomes(t *testing.T) {
 		{"http: {middleware: {order: [router, session, bodyParser]}}", warned, "router comes before session, bodyParser"},
 		{"http: {middleware: {order: [session, bodyParser, www, router]}}", warned, "www comes before router"},
 
+		{"http: {customMiddleware: x}", refused, "http.customMiddleware"},
+		{"http: {serverOptions: {}}", refused, "http.serverOptions"},
+
 		// datastores
 		{"datastores: {default: {adapter: sails-disk, inMemoryOnly: true}}", honoured, ""},
 		{"datastores: {default: {adapter: sails-disk, dir: data}}", honoured, ""},

@@ -125,6 +125,12 @@ func appSchema() *schema {
 		"readHeaderTimeout": nil, "readTimeout": nil, "writeTimeout": nil, "idleTimeout": nil, "maxHeaderBytes": nil,
 	})
 
+	http.refused = map[string]string{
+		"customMiddleware": "customMiddleware " + fn + ": register Go middleware (Options.Middleware) and name it in http.middleware.order",
+		"loadMiddleware":   "loadMiddleware " + fn + ": register Go middleware (Options.Middleware) and name it in http.middleware.order",
+		"serverOptions":    "serverOptions are Node server options: Skiff's server takes readHeaderTimeout, readTimeout, writeTimeout, idleTimeout and maxHeaderBytes, and serves plain HTTP",
+	}
+
 	log := openMapping(nil)
 	log.keys = map[string]*schema{"level": text}
 
