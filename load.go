@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/skiffhq/skiff/datastore"
@@ -72,7 +73,11 @@ func LoadApp(ctx context.Context, dir, env string, environ []string) (*Options, 
 	if _, ok := defaults["attributes"]; !ok {
 		defaults["attributes"] = templateAttributes()
 	}
-	opts := &Options{Env: env, BodyLimit: cfg.BodyLimit, Port: cfg.Port, Datastores: map[string]datastore.Adapter{}}
+	opts := &Options{
+		Env: env, BodyLimit: cfg.BodyLimit, Port: cfg.Port, Host: cfg.Host, LogLevel: cfg.LogLevel,
+		Warnings: cfg.Warnings, Custom: cfg.Custom, Datastores: map[string]datastore.Adapter{},
+		MiddlewareOrder: cfg.MiddlewareOrder, MiddlewareSettings: cfg.MiddlewareSettings,
+	}
 	for _, f := range cfg.ModelFiles {
 		m, err := model.Parse(f.Identity, f.Source, f.Def, defaults)
 		if err != nil {
@@ -99,6 +104,8 @@ func LoadApp(ctx context.Context, dir, env string, environ []string) (*Options, 
 		Datastore: ss.Datastore, MaxAge: ss.MaxAge, Path: ss.Path, Domain: ss.Domain, Secure: ss.Secure,
 		HTTPOnly: ss.HTTPOnly, SameSite: ss.SameSite,
 	}
+	opts.Session.Disabled = cfg.SessionDisabled
+	opts.Sockets.Disabled = cfg.SocketsDisabled
 	opts.CSRF = cfg.CSRF
 	if c, ok := cfg.Security["cors"].(map[string]any); ok {
 		opts.CORS = c
@@ -113,7 +120,9 @@ func LoadApp(ctx context.Context, dir, env string, environ []string) (*Options, 
 		ReadHeaderTimeout: sv.ReadHeaderTimeout, ReadTimeout: sv.ReadTimeout, WriteTimeout: sv.WriteTimeout,
 		IdleTimeout: sv.IdleTimeout, MaxHeaderBytes: sv.MaxHeaderBytes,
 	}
-	if fi, err := os.Stat(filepath.Join(dir, "assets")); err == nil && fi.IsDir() {
+	// An http.middleware.order without www serves no static files, as in Sails.
+	www := cfg.MiddlewareOrder == nil || slices.Contains(cfg.MiddlewareOrder, "www")
+	if fi, err := os.Stat(filepath.Join(dir, "assets")); www && err == nil && fi.IsDir() {
 		opts.Assets = assets.Dir(filepath.Join(dir, "assets"))
 	}
 	opts.AssetsMaxAge = cfg.AssetsMaxAge
@@ -137,8 +146,8 @@ func LoadApp(ctx context.Context, dir, env string, environ []string) (*Options, 
 }
 
 // socketsConfig reads the transport keys of the sockets section (Sails'
-// config.sockets); internal/config reads the origin and per-IP settings.
-// Keys that only make sense for Node adapters are accepted and ignored.
+// config.sockets); internal/config reads the origin and per-IP settings and
+// judges the keys that only make sense for Node (a warning or an error).
 func socketsConfig(c map[string]any) (Sockets, error) {
 	var so Sockets
 	if v, ok := c["transports"]; ok {

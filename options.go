@@ -10,6 +10,7 @@ import (
 
 	"github.com/skiffhq/skiff/blueprint"
 	"github.com/skiffhq/skiff/datastore"
+	"github.com/skiffhq/skiff/internal/config"
 	"github.com/skiffhq/skiff/model"
 )
 
@@ -45,6 +46,45 @@ type Options struct {
 	// Port is the port the app's config asks for (0 when unset); the skiff
 	// command uses it when neither --port nor $PORT is given.
 	Port int
+	// Host is the address the app's config asks to listen on (Sails'
+	// explicitHost), "" for every interface; the skiff command uses it when
+	// --host is not given.
+	Host string
+	// LogLevel is the app's log.level (Sails' levels mapped onto slog's;
+	// LevelSilent for silent). The skiff command builds Logger with it; New
+	// does not read it, as Logger's handler does the filtering.
+	LogLevel slog.Level
+	// Warnings are the settings the app's config gives that Skiff accepts
+	// but does not carry out as written, each with why (LoadApp fills
+	// them). New logs each once, at warn level.
+	Warnings []string
+	// Custom is the app's own settings (Sails' sails.config.custom, the
+	// custom section); App.Custom returns it. Values are as decoded from
+	// YAML/JSON: strings, float64, bool, []any, map[string]any.
+	Custom map[string]any
+
+	// Middleware are Go HTTP middleware by name, placed by MiddlewareOrder
+	// among Skiff's built-in steps. They see HTTP requests only: socket
+	// virtual requests skip them, as Sails runs no HTTP middleware for
+	// sockets. New refuses a middleware that MiddlewareOrder does not name.
+	Middleware map[string]func(http.Handler) http.Handler
+	// MiddlewareOrder is Sails' http.middleware.order: built-in names
+	// (cookieParser, session, bodyParser, compress, poweredBy, router, www,
+	// favicon, and the 0.12 names) and names of Middleware. Middleware
+	// named before "router" run, in the order listed, for every HTTP
+	// request, after the body limit and the session are set up and before
+	// CORS, CSRF, policies and routing; those named after it run, in
+	// order, for HTTP requests no route matched, before the static files
+	// and the 404; without "router" in the order, all run before routing
+	// (Sails always runs its router). Where built-in names stand does not
+	// change what Skiff does (LoadApp has already applied their absence).
+	// New refuses a name that is neither built-in nor in Middleware. nil
+	// means Sails' default order, with no Go middleware.
+	MiddlewareOrder []string
+	// MiddlewareSettings are http.middleware's other keys (in Sails, the
+	// definitions of custom middleware): New refuses each key that does not
+	// name one of Middleware, since JavaScript middleware cannot run.
+	MiddlewareSettings map[string]any
 
 	// Session configures sessions (Sails' config/session).
 	Session SessionOptions
@@ -82,6 +122,9 @@ type Options struct {
 	// If-Modified-Since.
 	AssetsMaxAge time.Duration
 }
+
+// LevelSilent is the log level of log.level: silent: no record reaches it.
+const LevelSilent = config.LevelSilent
 
 // Policy guards actions (Sails' api/policies): it calls next to let the
 // request through, or answers it itself to refuse it, typically with

@@ -54,6 +54,13 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	for _, w := range opts.Warnings {
+		opts.Logger.Warn("config: " + w)
+	}
+	beforeRouter, afterRouter, err := appMiddleware(&opts)
+	if err != nil {
+		return nil, err
+	}
 	bp := DefaultBlueprints(opts.Env)
 	if opts.Blueprints != nil {
 		bp = *opts.Blueprints
@@ -127,6 +134,8 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		Policies:     sec.policies,
 		Assets:       opts.Assets,
 		AssetsMaxAge: opts.AssetsMaxAge,
+		BeforeRouter: beforeRouter,
+		AfterRouter:  afterRouter,
 	})
 	if err != nil {
 		_ = sec.Close()
@@ -204,6 +213,35 @@ func (a *App) Handler() http.Handler { return a.handler }
 
 // ORM returns the app's ORM, for Go code that reads or writes records.
 func (a *App) ORM() *orm.ORM { return a.orm }
+
+// Custom returns the app's own settings (Options.Custom: the custom
+// section of its config), never nil. Callers must not modify it; CustomValue
+// reads one setting with its type.
+func (a *App) Custom() map[string]any {
+	if a.opts.Custom == nil {
+		return map[string]any{}
+	}
+	return a.opts.Custom
+}
+
+// CustomValue returns the custom setting at path (keys of nested
+// mappings: CustomValue[string](app, "mail", "from")) and whether it is set
+// with type T. Numbers from a config file are float64.
+func CustomValue[T any](a *App, path ...string) (T, bool) {
+	var zero T
+	var v any = a.Custom()
+	for _, k := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return zero, false
+		}
+		if v, ok = m[k]; !ok {
+			return zero, false
+		}
+	}
+	t, ok := v.(T)
+	return t, ok
+}
 
 // Env returns the environment the app runs in.
 func (a *App) Env() string { return a.opts.Env }

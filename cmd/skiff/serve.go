@@ -28,7 +28,7 @@ func serve(ctx context.Context, args []string, environ []string, stdout, stderr 
 	dir := fs.String("app", ".", "the app folder (models/, config/)")
 	port := fs.Int("port", -1, "the port to listen on (default: $PORT, the config's port, or 1337)")
 	env := fs.String("env", "", "the environment (default: $SKIFF_ENV or development)")
-	host := fs.String("host", "", "the address to listen on (default: all interfaces)")
+	host := fs.String("host", "", "the address to listen on (default: the config's explicitHost, else all interfaces)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -44,12 +44,15 @@ func serve(ctx context.Context, args []string, environ []string, stdout, stderr 
 	if *env == "" {
 		*env = "development"
 	}
-	log := slog.New(slog.NewTextHandler(stderr, nil))
 	opts, err := skiff.LoadApp(ctx, *dir, *env, environ)
 	if err != nil {
 		return err
 	}
-	opts.Logger = log
+	// log.level (or SKIFF_LOG__LEVEL) decides; silent is a level no record reaches.
+	opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: opts.LogLevel}))
+	if *host == "" {
+		*host = opts.Host
+	}
 	app, err := skiff.New(ctx, *opts)
 	if err != nil {
 		for _, d := range opts.Datastores {

@@ -48,7 +48,10 @@ var (
 // Open opens (creating if needed) the database cfg describes: cfg.URL when
 // set, a file path, a file: URI, or ":memory:" for a private temporary
 // database that Close deletes; otherwise <cfg.Dir>/.tmp/<cfg.Name>.db,
-// creating .tmp. Files use WAL mode; foreign keys are off (Skiff keeps
+// creating .tmp. cfg.Options may hold sails-disk's settings: dir replaces
+// .tmp (relative to cfg.Dir unless absolute), and inMemoryOnly: true asks
+// for the same private temporary database as ":memory:", so no data
+// survives a restart. Files use WAL mode; foreign keys are off (Skiff keeps
 // referential rules itself).
 func Open(ctx context.Context, cfg datastore.Config) (*DB, error) {
 	name, tmpDir, err := location(cfg)
@@ -101,8 +104,15 @@ func removeTemp(dir string) {
 // commits). A WAL file behaves exactly like an ordinary file database, and
 // without fsync on commit (synchronous=NORMAL) it costs little more.
 func location(cfg datastore.Config) (string, string, error) {
+	inMemory, dir, err := diskOptions(cfg.Options)
+	if err != nil {
+		return "", "", err
+	}
+	if inMemory && (cfg.URL != "" || dir != "") {
+		return "", "", errors.New("open sqlite: inMemoryOnly keeps no file, so it cannot be combined with url or dir")
+	}
 	switch u := cfg.URL; {
-	case u == ":memory:" || u == "file::memory:":
+	case inMemory || u == ":memory:" || u == "file::memory:":
 		dir, err := os.MkdirTemp("", "skiff-sqlite-")
 		if err != nil {
 			return "", "", fmt.Errorf("open sqlite :memory:: %w", err)
@@ -119,11 +129,39 @@ func location(cfg datastore.Config) (string, string, error) {
 	if cfg.Name == "" {
 		return "", "", errors.New("open sqlite: datastore has neither url nor name")
 	}
-	dir := filepath.Join(cfg.Dir, ".tmp")
+	if dir == "" {
+		dir = ".tmp"
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(cfg.Dir, dir)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", "", fmt.Errorf("open sqlite: %w", err)
 	}
 	return fileURI(filepath.Join(dir, cfg.Name+".db")), "", nil
+}
+
+// diskOptions reads the sails-disk settings a datastore may carry:
+// inMemoryOnly and dir. Keys match in any case, as an environment
+// variable's name (SKIFF_DATASTORES__X__INMEMORYONLY) may come lower-cased.
+func diskOptions(options map[string]any) (inMemory bool, dir string, err error) {
+	for k, v := range options {
+		switch {
+		case strings.EqualFold(k, "inMemoryOnly"):
+			b, ok := v.(bool)
+			if !ok {
+				return false, "", fmt.Errorf("open sqlite: inMemoryOnly must be true or false, not %v", v)
+			}
+			inMemory = b
+		case strings.EqualFold(k, "dir"):
+			s, ok := v.(string)
+			if !ok {
+				return false, "", fmt.Errorf("open sqlite: dir must be a folder path, not %v", v)
+			}
+			dir = s
+		}
+	}
+	return inMemory, dir, nil
 }
 
 func fileURI(path string) string {

@@ -79,3 +79,54 @@ func benchDB(b *testing.B) *sqlite.DB {
 func BenchmarkFindByPK(b *testing.B)   { datastoretest.BenchFindByPK(b, benchDB(b)) }
 func BenchmarkFindList30(b *testing.B) { datastoretest.BenchFindList30(b, benchDB(b)) }
 func BenchmarkCreate(b *testing.B)     { datastoretest.BenchCreate(b, benchDB(b)) }
+
+// sails-disk's inMemoryOnly: every connection sees the data, no file is
+// left in the app folder, and nothing survives a restart.
+func TestInMemoryOnly(t *testing.T) {
+	dir := t.TempDir()
+	cfg := datastore.Config{Name: "app", Dir: dir, Options: map[string]any{"inMemoryOnly": true}}
+	tbl := &datastore.Table{Name: "t", PrimaryKey: "id", Columns: []datastore.Column{
+		{Name: "id", Kind: datastore.Integer, PrimaryKey: true, AutoIncrement: true},
+	}}
+	db, err := sqlite.Open(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Define(t.Context(), []*datastore.Table{tbl}, datastore.MigrateDrop); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Create(t.Context(), tbl, []datastore.Record{{}, {}}); err != nil {
+		t.Fatal(err)
+	}
+	// Counts go through the read pool, the write through its own connection.
+	for range 8 {
+		if n, err := db.Count(t.Context(), &datastore.Query{Table: tbl}); err != nil || n != 2 {
+			t.Fatalf("Count = %d, %v; want 2", n, err)
+		}
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, "*", "*")); len(files) != 0 {
+		t.Errorf("inMemoryOnly left files in the app folder: %q", files)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again := open(t, cfg)
+	if _, err := again.Count(t.Context(), &datastore.Query{Table: tbl}); err == nil {
+		t.Errorf("the table survived a restart of an inMemoryOnly datastore")
+	}
+	if _, err := sqlite.Open(t.Context(), datastore.Config{Name: "x", URL: "x.db", Options: map[string]any{"inmemoryonly": true}}); err == nil {
+		t.Errorf("Open(inMemoryOnly with url) succeeded, want an error")
+	}
+}
+
+// sails-disk's dir: the folder of the database files, inside the app folder.
+func TestDiskDir(t *testing.T) {
+	dir := t.TempDir()
+	db := open(t, datastore.Config{Name: "app", Dir: dir, Options: map[string]any{"dir": "data/db"}})
+	if err := db.Define(t.Context(), nil, datastore.MigrateDrop); err != nil {
+		t.Fatal(err)
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, "data", "db", "app.db")); len(files) != 1 {
+		t.Errorf("dir data/db: no app.db in %s/data/db", dir)
+	}
+}

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"strings"
 	"time"
 )
@@ -89,6 +90,29 @@ type App struct {
 	SessionSettings SessionSettings
 	ServerSettings  ServerSettings
 	SocketSettings  SocketSettings
+	// LogLevel is log.level as a slog level (LevelSilent for silent); Info
+	// when unset.
+	LogLevel slog.Level
+	// Custom is the custom section (Sails' sails.config.custom), never nil:
+	// the app's own settings, for Go code.
+	Custom map[string]any
+	// Host is explicitHost, the address to listen on; "" when unset.
+	Host string
+	// MiddlewareOrder is http.middleware.order less the middleware set to
+	// false, nil when neither is set (Sails' default order). It lists no
+	// name twice; names that are not built-in (IsBuiltinMiddleware) must be
+	// Go middleware.
+	MiddlewareOrder []string
+	// MiddlewareSettings holds http.middleware's other keys (Sails'
+	// middleware definitions), never nil: each must name Go middleware.
+	MiddlewareSettings map[string]any
+	// SessionDisabled and SocketsDisabled turn sessions or the socket
+	// endpoint off: hooks.session or hooks.sockets is false, or (for
+	// sessions) http.middleware.order leaves session out.
+	SessionDisabled, SocketsDisabled bool
+	// Warnings name each setting that is accepted but not carried out as
+	// written, with why, in key order: the server prints each once at start.
+	Warnings []string
 }
 
 // layer is one source of configuration: a file or an environment variable.
@@ -137,6 +161,9 @@ func Load(fsys fs.FS, env string, environ []string) (*App, error) {
 	}
 	app, err := build("config", tree, env)
 	if err != nil {
+		return nil, err
+	}
+	if app.Warnings, err = audit("config", tree, app); err != nil {
 		return nil, err
 	}
 	if app.ModelFiles, err = readModels(fsys); err != nil {

@@ -10,7 +10,9 @@
 //
 // config/*.yaml (.yml, .json) each hold a mapping of sections: models,
 // blueprints, datastores, routes, security, sockets, session, policies, http
-// and port. Layers are deep-merged in this order, later winning:
+// and port, and Sails' other sections (log, custom, views, i18n, globals,
+// hooks, paths, environment, explicitHost, ssl, proxyHost, proxyPort,
+// hookTimeout). Layers are deep-merged in this order, later winning:
 //
 //  1. config/* except local.*, in file-name order;
 //  2. config/env/<env>.* (env defaults to "development");
@@ -21,6 +23,10 @@
 // they were first written in); lists and scalars replace; a null removes
 // the key, returning it to its default. An unknown section or key, or a
 // setting Sails 1.x removed, is an error naming the file and the key path.
+//
+// No setting is accepted and then silently ignored: once merged, each is
+// read into App, or judged (audit.go) as harmless, which adds one entry to
+// App.Warnings, or as misleading, which fails Load with ErrUnsupported.
 //
 // # Environment variables
 //
@@ -40,7 +46,7 @@
 // place in the merged files that equals it ignoring case, else the known key
 // (docs/config.md) that does (RESTPREFIX is restPrefix), else, inside a
 // free-form mapping (datastores, a datastore's adapter settings,
-// models.attributes, policies, routes, http.middleware, ...), the segment
+// models.attributes, policies, routes, http.middleware, custom, ...), the segment
 // lower-cased (SKIFF_DATASTORES__REPLICA__URL creates datastores.replica).
 // A segment that matches nothing in a mapping with fixed keys is an error
 // naming the variable, as is a key below a scalar. Variables whose first

@@ -139,7 +139,7 @@ datastores:
 security:
   csrf: true
   cors: {allRoutes: true, allowOrigins: '*', allowCredentials: false, allowRequestMethods: GET, allowRequestHeaders: content-type, allowResponseHeaders: '', allowAnyOriginWithCredentialsUnsafe: false, origin: '*'}
-sockets: {onlyAllowOrigins: [https://a.com], transports: [websocket], adapter: redis, url: 'redis://h', adapterOptions: {x: 1}, beforeConnect: false, grant3rdPartyCookie: true}
+sockets: {onlyAllowOrigins: [https://a.com], transports: [websocket], adapter: memory, url: 'redis://h', adapterOptions: {x: 1}, beforeConnect: false, grant3rdPartyCookie: true}
 session: {adapter: redis, url: 'redis://h', name: sails.sid, secret: s, prefix: 'sess:', ttl: 60, db: 0, cookie: {secure: false, maxAge: 1, sameSite: lax}, rolling: true}
 policies: {'*': isLoggedIn, 'user/*': [isLoggedIn, isAdmin], user/find: true, UserController: {find: false}}
 http: {bodyLimit: 10kb, trustProxy: true, cache: 1, middleware: {order: [router]}}

@@ -50,6 +50,7 @@ func TestLoadEmptyApp(t *testing.T) {
 		Security:   map[string]any{}, Sockets: map[string]any{}, Session: map[string]any{},
 		Policies: map[string]any{}, HTTP: map[string]any{},
 		BodyLimit: 1 << 20,
+		Custom:    map[string]any{}, MiddlewareSettings: map[string]any{},
 	}
 	if diff := cmp.Diff(want, a); diff != "" {
 		t.Errorf("Load(empty) mismatch (-want +got):\n%s", diff)

@@ -14,6 +14,7 @@ const (
 	boolKind
 	stringKind
 	numberKind
+	listKind
 )
 
 // schema describes the keys Skiff accepts at one place of the configuration.
@@ -67,8 +68,12 @@ func appSchema() *schema {
 		"parseBlueprintOptions": "parseBlueprintOptions " + fn,
 	}
 
+	// A datastore takes any key (an adapter's own settings); audit warns
+	// about the ones its adapter does not read.
 	datastore := openMapping(nil)
-	datastore.keys = map[string]*schema{"adapter": text, "url": text}
+	datastore.keys = map[string]*schema{
+		"adapter": text, "url": text, "inMemoryOnly": boolean, "dir": text, "earlyLockRelease": boolean, "ssl": nil,
+	}
 	datastores := openMapping(datastore)
 
 	cors := mapping(map[string]*schema{
@@ -113,16 +118,36 @@ func appSchema() *schema {
 		"genid":                          "genid " + fn,
 	}
 
+	middleware := openMapping(nil)
+	middleware.keys = map[string]*schema{"order": {kind: listKind}}
 	http := mapping(map[string]*schema{
-		"bodyLimit": nil, "middleware": openMapping(nil), "trustProxy": nil, "cache": nil, "bodyParser": nil,
+		"bodyLimit": nil, "middleware": middleware, "trustProxy": nil, "cache": nil, "bodyParser": nil,
 		"readHeaderTimeout": nil, "readTimeout": nil, "writeTimeout": nil, "idleTimeout": nil, "maxHeaderBytes": nil,
 	})
 
-	return mapping(map[string]*schema{
+	http.refused = map[string]string{
+		"customMiddleware": "customMiddleware " + fn + ": register Go middleware (Options.Middleware) and name it in http.middleware.order",
+		"loadMiddleware":   "loadMiddleware " + fn + ": register Go middleware (Options.Middleware) and name it in http.middleware.order",
+		"serverOptions":    "serverOptions are Node server options: Skiff's server takes readHeaderTimeout, readTimeout, writeTimeout, idleTimeout and maxHeaderBytes, and serves plain HTTP",
+	}
+
+	log := openMapping(nil)
+	log.keys = map[string]*schema{"level": text}
+
+	// Sails' other standard sections (a new app's config/ and the core's
+	// top-level settings); audit decides what each value means for Skiff.
+	app := mapping(map[string]*schema{
 		"models": models, "blueprints": blueprints, "datastores": datastores,
 		"routes": openMapping(nil), "security": security, "sockets": sockets, "session": session,
 		"policies": openMapping(nil), "http": http, "port": number,
+		"log": log, "custom": openMapping(nil), "views": nil, "i18n": nil, "globals": nil,
+		"hooks": openMapping(nil), "paths": openMapping(nil), "environment": text, "explicitHost": text,
+		"ssl": nil, "proxyHost": text, "proxyPort": number, "hookTimeout": number,
 	})
+	app.refused = map[string]string{
+		"bootstrap": "bootstrap " + fn + ", before calling Serve",
+	}
+	return app
 }
 
 // child returns the schema of key k inside s and whether k is allowed.
@@ -168,6 +193,10 @@ func (s *schema) check(src string, keyPath []string, v any) error {
 	case mapKind:
 		if _, ok := v.(*omap); !ok {
 			want = "a mapping"
+		}
+	case listKind:
+		if _, ok := v.([]any); !ok {
+			want = "a list"
 		}
 	}
 	if want != "" {

@@ -100,7 +100,11 @@ func sessionSettings(src string, m map[string]any) (SessionSettings, error) {
 			pass = str(m, "password")
 		}
 		if pass != "" {
-			u.User = url.UserPassword(str(m, "user"), pass)
+			user := str(m, "user")
+			if user == "" {
+				user = str(m, "username")
+			}
+			u.User = url.UserPassword(user, pass)
 		}
 		if v, ok := m["db"]; ok && v != nil {
 			f, isNum := v.(float64)

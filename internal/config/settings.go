@@ -22,6 +22,10 @@ func build(src string, tree *omap, env string) (*App, error) {
 		Session:  section(tree, "session"),
 		Policies: section(tree, "policies"),
 		HTTP:     section(tree, "http"),
+		Custom:   section(tree, "custom"),
+	}
+	if v, ok := tree.get("explicitHost"); ok {
+		app.Host, _ = v.(string) // the schema made it a string
 	}
 	var err error
 	if app.Port, err = port(src, tree); err != nil {

@@ -72,6 +72,13 @@ type Config struct {
 	// their Cache-Control max-age.
 	Assets       fs.FS
 	AssetsMaxAge time.Duration
+	// BeforeRouter and AfterRouter are the app's own middleware around the
+	// router (http.middleware.order): BeforeRouter wraps routing, inside
+	// the body limit and sessions; AfterRouter wraps what answers requests
+	// no route matched (static files, then 404). Both see HTTP requests
+	// only, as Sails runs no HTTP middleware for socket requests. nil
+	// means none.
+	BeforeRouter, AfterRouter func(http.Handler) http.Handler
 }
 
 type handler struct {
@@ -123,7 +130,7 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	if err := h.addShadowRoutes(); err != nil {
 		return nil, err
 	}
-	top := h.preflight(h.router)
+	top := httpOnly(cfg.BeforeRouter, h.preflight(h.router))
 	if cfg.Sessions != nil {
 		top = cfg.Sessions.Handler(top)
 	}
@@ -142,6 +149,22 @@ func limitBodies(next http.Handler, limit int64) http.Handler {
 	})
 }
 
+// httpOnly wraps next with mw for HTTP requests; socket virtual requests
+// go to next directly. A nil mw returns next.
+func httpOnly(mw func(http.Handler) http.Handler, next http.Handler) http.Handler {
+	if mw == nil {
+		return next
+	}
+	wrapped := mw(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if isSocket(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		wrapped.ServeHTTP(w, r)
+	})
+}
+
 // unmatched answers requests no route matched: a static file when one
 // answers the path, else 404. Socket virtual requests never get files:
 // Sails routes them through its router only, not through www.
@@ -149,7 +172,7 @@ func (h *handler) unmatched() http.Handler {
 	notFound := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeText(w, http.StatusNotFound, "Not Found")
 	})
-	files := assets.Handler(h.cfg.Assets, h.cfg.AssetsMaxAge, notFound)
+	files := httpOnly(h.cfg.AfterRouter, assets.Handler(h.cfg.Assets, h.cfg.AssetsMaxAge, notFound))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isSocket(r) {
 			notFound(w, r)
