@@ -455,3 +455,23 @@ func TestSocketCookie(t *testing.T) {
 		t.Errorf("SocketCookie without SaveUninitialized = %q, want the handshake's", got)
 	}
 }
+
+// BenchmarkCookielessRequest is what a request without a cookie costs the
+// session layer: with SaveUninitialized, a token, a signature and a
+// Set-Cookie header, never the store.
+func BenchmarkCookielessRequest(b *testing.B) {
+	for _, save := range []bool{false, true} {
+		b.Run(fmt.Sprintf("saveUninitialized=%t", save), func(b *testing.B) {
+			m, err := session.New(session.Config{Secret: "s3cret", Store: session.NewMemoryStore(), SaveUninitialized: save})
+			if err != nil {
+				b.Fatal(err)
+			}
+			h := m.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) }))
+			r := httptest.NewRequest("GET", "/user", nil)
+			b.ReportAllocs()
+			for b.Loop() {
+				h.ServeHTTP(httptest.NewRecorder(), r)
+			}
+		})
+	}
+}
