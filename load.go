@@ -102,7 +102,7 @@ func LoadApp(ctx context.Context, dir, env string, environ []string) (*Options, 
 	opts.Session = SessionOptions{
 		Name: ss.Name, Secret: ss.Secret, Adapter: ss.Adapter, URL: ss.URL, Prefix: ss.Prefix,
 		Datastore: ss.Datastore, MaxAge: ss.MaxAge, Path: ss.Path, Domain: ss.Domain, Secure: ss.Secure,
-		HTTPOnly: ss.HTTPOnly, SameSite: ss.SameSite,
+		HTTPOnly: ss.HTTPOnly, SameSite: ss.SameSite, SaveUninitialized: ss.SaveUninitialized,
 	}
 	opts.Session.Disabled = cfg.SessionDisabled
 	opts.Sockets.Disabled = cfg.SocketsDisabled

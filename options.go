@@ -171,6 +171,13 @@ type SessionOptions struct {
 	// IsSessionDisabled reports the requests that get no session; nil
 	// means Sails' default, paths that look like assets ("/app.js").
 	IsSessionDisabled func(*http.Request) bool
+	// SaveUninitialized, nil or true (Sails' default), answers a request
+	// without a valid session cookie with a cookie naming a new session,
+	// and gives a socket whose handshake has none a session of its own, so
+	// that a browser holds its session from the first page load and its
+	// socket shares it. The session is stored only once something is put
+	// in it. False sends the cookie only once something is stored.
+	SaveUninitialized *bool
 }
 
 // DefaultMaxConnectionsPerIP is Sockets.MaxConnectionsPerIP's default.

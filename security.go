@@ -154,7 +154,7 @@ func newSecurity(ctx context.Context, opts *Options) (*security, error) {
 	sec.sessions, err = session.New(session.Config{
 		Name: so.Name, Secret: secret, Store: store, MaxAge: so.MaxAge, Path: so.Path, Domain: so.Domain,
 		Secure: so.Secure, HTTPOnly: so.HTTPOnly, SameSite: so.SameSite, Disabled: so.IsSessionDisabled,
-		OnError: errs,
+		OnError: errs, SaveUninitialized: so.SaveUninitialized == nil || *so.SaveUninitialized,
 	})
 	if err != nil {
 		_ = sec.Close()

@@ -152,7 +152,11 @@ func New(ctx context.Context, opts Options) (*App, error) {
 // the hub, and their virtual requests run through h itself.
 func (a *App) serveSockets(h http.Handler) {
 	so := a.opts.Sockets
-	a.virtual = virtualreq.New(h, a.log)
+	var vopts []virtualreq.Option
+	if a.sec.sessions != nil {
+		vopts = append(vopts, virtualreq.HandshakeCookie(a.sec.sessions.SocketCookie))
+	}
+	a.virtual = virtualreq.New(h, a.log, vopts...)
 	a.sockets = socketio.NewServer(socketio.Options{
 		PingInterval:    so.PingInterval,
 		PingTimeout:     so.PingTimeout,
@@ -177,6 +181,10 @@ func (a *App) serveSockets(h http.Handler) {
 	a.handler = mux
 }
 
+// getCookie answers GET /__getcookie. Its work is done by the session
+// layer in front of it, which sets the session cookie on a request that
+// has none (session.saveUninitialized), so that a cross-origin socket's
+// handshake then carries it.
 func getCookie(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/javascript")
 	_, _ = io.WriteString(w, "_sailsIoJSConnect();")

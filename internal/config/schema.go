@@ -105,7 +105,7 @@ func appSchema() *schema {
 	})
 	session := mapping(map[string]*schema{
 		"adapter": nil, "name": text, "key": nil, "secret": text, "cookie": cookie,
-		"resave": nil, "saveUninitialized": nil, "rolling": nil, "proxy": nil, "unset": nil,
+		"resave": nil, "saveUninitialized": boolean, "rolling": nil, "proxy": nil, "unset": nil,
 		// store-specific (connect-redis, connect-mongo, ...)
 		"url": nil, "host": nil, "port": nil, "pass": nil, "password": nil, "user": nil,
 		"username": nil, "db": nil, "prefix": nil, "ttl": nil, "collection": nil,

@@ -33,6 +33,8 @@ type SessionSettings struct {
 	Secure       bool
 	HTTPOnly     *bool
 	SameSite     http.SameSite
+	// SaveUninitialized is saveUninitialized; nil when unset (true).
+	SaveUninitialized *bool
 }
 
 // ServerSettings are the http section's server limits; zero values mean
@@ -114,6 +116,13 @@ func sessionSettings(src string, m map[string]any) (SessionSettings, error) {
 			u.Path = "/" + strconv.Itoa(int(f))
 		}
 		s.URL = u.String()
+	}
+	if v, ok := m["saveUninitialized"]; ok && v != nil {
+		b, isBool := v.(bool)
+		if !isBool {
+			return s, bad("saveUninitialized", "true or false")
+		}
+		s.SaveUninitialized = &b
 	}
 	c, _ := m["cookie"].(map[string]any)
 	if v, ok := c["maxAge"]; ok && v != nil {

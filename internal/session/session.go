@@ -4,9 +4,14 @@
 // client cannot pick its own session token. Session data lives in an
 // scs store (memory, Redis, or a Skiff datastore).
 //
-// Unlike express-session with Sails' saveUninitialized: true, a session is
-// stored, and its cookie sent, only once something is put in it: API
-// clients that never log in leave nothing behind.
+// As with Sails' saveUninitialized: true (Config.SaveUninitialized), a
+// request without a valid session cookie is answered with one naming a
+// fresh session, so that a browser holds its session from the first page
+// load and a socket it opens then shares it. Unlike express-session, that
+// session is stored only once something is put in it, under the token the
+// cookie already names: API clients that never log in cost a cookie and a
+// signature, never a store write. With SaveUninitialized false the cookie
+// too is sent only once something is stored.
 package session
 
 import (
@@ -56,6 +61,11 @@ type Config struct {
 	// OnError answers a request whose session could not be loaded or saved
 	// (the store failed); nil answers 500 with a plain body.
 	OnError func(w http.ResponseWriter, r *http.Request, err error)
+	// SaveUninitialized answers a request that has no valid session cookie
+	// with a cookie naming a fresh session, as Sails' saveUninitialized:
+	// true; false sends the cookie only once something is stored. Either
+	// way the store holds a session only once something is put in it.
+	SaveUninitialized bool
 }
 
 // AssetLike is Sails' default isSessionDisabled: requests whose last path
@@ -65,11 +75,12 @@ func AssetLike(r *http.Request) bool { return router.LooksLikeAsset(r.URL.Path) 
 // Manager loads and saves sessions around requests. It is safe for
 // concurrent use.
 type Manager struct {
-	sm       *scs.SessionManager
-	name     string
-	secret   string
-	disabled func(*http.Request) bool
-	onError  func(w http.ResponseWriter, r *http.Request, err error)
+	sm                *scs.SessionManager
+	name              string
+	secret            string
+	disabled          func(*http.Request) bool
+	onError           func(w http.ResponseWriter, r *http.Request, err error)
+	saveUninitialized bool
 }
 
 // New returns a Manager for cfg. It fails when the secret or the store is
@@ -82,7 +93,7 @@ func New(cfg Config) (*Manager, error) {
 		return nil, fmt.Errorf("session: a store is required")
 	}
 	sm := scs.New()
-	sm.Store = cfg.Store
+	sm.Store = adoptingStore{inner: cfg.Store}
 	// A leaked store then does not hand out live session tokens.
 	sm.HashTokenInStore = true
 	sm.Lifetime = DefaultLifetime
@@ -103,7 +114,11 @@ func New(cfg Config) (*Manager, error) {
 	sm.Cookie.SameSite = cfg.SameSite
 	sm.Cookie.Partitioned = cfg.Partitioned
 	sm.Cookie.Persist = cfg.MaxAge > 0
-	m := &Manager{sm: sm, name: sm.Cookie.Name, secret: cfg.Secret, disabled: cfg.Disabled, onError: cfg.OnError}
+	sm.Codec = uninitCodec{Codec: sm.Codec, lifetime: sm.Lifetime}
+	m := &Manager{
+		sm: sm, name: sm.Cookie.Name, secret: cfg.Secret, disabled: cfg.Disabled, onError: cfg.OnError,
+		saveUninitialized: cfg.SaveUninitialized,
+	}
 	if m.disabled == nil {
 		m.disabled = AssetLike
 	}
@@ -169,14 +184,16 @@ func (s *Session) RenewToken() error { return s.sm.RenewToken(s.ctx) }
 // Handler loads the session named by the request's signed cookie (a new,
 // empty one when there is none or its signature is wrong), makes it
 // available to next through FromContext, and saves it before the response
-// starts, setting the cookie when the session changed.
+// starts, setting the cookie when the session changed, or when it is new
+// and the Manager saves uninitialized sessions.
 //
 // Requests for which Disabled reports true get no session. So do socket
 // virtual requests (see socketctx) carrying a "nosession" header, as in
 // sails-hook-sockets. A socket's virtual requests carry its handshake's
 // Cookie header, so they share the session of the browser that opened it;
 // when the handshake had no cookie, the socket layer keeps the first
-// Set-Cookie a virtual request answers, as Sails does.
+// Set-Cookie a virtual request answers (SocketCookie gives such a socket
+// a session of its own from the start).
 func (m *Manager) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if m.disabled(r) {
@@ -187,14 +204,24 @@ func (m *Manager) Handler(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		ctx, err := m.sm.Load(r.Context(), m.token(r))
+		ctx, token, fresh := r.Context(), m.token(r), false
+		if m.saveUninitialized {
+			// A session that was never stored keeps the token its cookie
+			// names (see adoptingStore).
+			mode := loadAdopt
+			if token == "" {
+				token, fresh, mode = newToken(), true, loadFresh
+			}
+			ctx = context.WithValue(ctx, loadKey{}, mode)
+		}
+		ctx, err := m.sm.Load(ctx, token)
 		if err != nil {
 			m.onError(w, r, fmt.Errorf("load session: %w", err))
 			return
 		}
 		ctx = context.WithValue(ctx, ctxKey{}, &Session{sm: m.sm, ctx: ctx})
 		r = r.WithContext(ctx)
-		sw := &writer{ResponseWriter: w, m: m, r: r}
+		sw := &writer{ResponseWriter: w, m: m, r: r, fresh: fresh}
 		next.ServeHTTP(sw, r)
 		sw.save()
 	})
@@ -222,6 +249,7 @@ type writer struct {
 	r      *http.Request
 	saved  bool
 	failed bool // saving failed and an error response was written instead
+	fresh  bool // the session is new, and its cookie is due even unmodified
 }
 
 func (sw *writer) save() {
@@ -241,6 +269,10 @@ func (sw *writer) save() {
 		sw.setCookie(Sign(token, sw.m.secret), expiry, false)
 	case scs.Destroyed:
 		sw.setCookie("", time.Unix(1, 0), true)
+	case scs.Unmodified:
+		if sw.fresh {
+			sw.setCookie(Sign(sw.m.sm.Token(ctx), sw.m.secret), sw.m.sm.Deadline(ctx), false)
+		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/alexedwards/scs/v2"
 	"github.com/redis/go-redis/v9"
@@ -239,5 +240,238 @@ func TestMaxAgeMakesThePersistentCookie(t *testing.T) {
 func TestNewRefusesMissingSecret(t *testing.T) {
 	if _, err := session.New(session.Config{Store: session.NewMemoryStore()}); err == nil {
 		t.Error("New without a secret succeeded")
+	}
+}
+
+// countingStore counts what reaches a store.
+type countingStore struct {
+	scs.Store
+	finds, commits, deletes int
+}
+
+func (c *countingStore) Find(token string) ([]byte, bool, error) {
+	c.finds++
+	return c.Store.Find(token)
+}
+
+func (c *countingStore) Commit(token string, b []byte, expiry time.Time) error {
+	c.commits++
+	return c.Store.Commit(token, b, expiry)
+}
+
+func (c *countingStore) Delete(token string) error {
+	c.deletes++
+	return c.Store.Delete(token)
+}
+
+// uninitApp is app with SaveUninitialized, and /put, which stores ?id=
+// without renewing the token, as a login over a socket must.
+func uninitApp(t *testing.T, store scs.Store, maxAge time.Duration) http.Handler {
+	t.Helper()
+	m, err := session.New(session.Config{Secret: "s3cret", Store: store, SaveUninitialized: true, MaxAge: maxAge})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner := http.NewServeMux()
+	inner.HandleFunc("/put", func(w http.ResponseWriter, r *http.Request) {
+		session.FromContext(r.Context()).Put("userId", r.URL.Query().Get("id"))
+	})
+	inner.HandleFunc("/me", func(w http.ResponseWriter, r *http.Request) {
+		s := session.FromContext(r.Context())
+		if s == nil {
+			fmt.Fprint(w, "no session")
+			return
+		}
+		fmt.Fprint(w, s.GetString("userId"))
+	})
+	inner.HandleFunc("/me.js", func(w http.ResponseWriter, r *http.Request) {
+		if session.FromContext(r.Context()) == nil {
+			fmt.Fprint(w, "no session")
+		}
+	})
+	inner.HandleFunc("/logout", func(w http.ResponseWriter, r *http.Request) {
+		if err := session.FromContext(r.Context()).Destroy(); err != nil {
+			t.Error(err)
+		}
+	})
+	return m.Handler(inner)
+}
+
+func TestSaveUninitializedCookieOnFirstVisit(t *testing.T) {
+	store := &countingStore{Store: session.NewMemoryStore()}
+	h := uninitApp(t, store, 0)
+	body, c := call(t, h, "/me", "", false)
+	if c == nil || body != "" {
+		t.Fatalf("GET /me without cookie = %q, cookie %v; want an empty session and a cookie", body, c)
+	}
+	if !c.HttpOnly || c.Path != "/" || c.MaxAge != 0 || !strings.HasPrefix(c.Value, "s%3A") {
+		t.Errorf("session cookie = %s; want HttpOnly, Path=/, no Max-Age, an s%%3A-signed value", c)
+	}
+	if _, ok := session.Unsign(c.Value, "s3cret"); !ok {
+		t.Errorf("cookie %q is not signed with the secret", c.Value)
+	}
+	if store.finds+store.commits+store.deletes != 0 {
+		t.Errorf("a cookie-less request reached the store: %+v", store)
+	}
+	cookie := c.Name + "=" + c.Value
+
+	// The cookie of a session never written: one store miss, no write, no
+	// new cookie.
+	if body, c2 := call(t, h, "/me", cookie, false); body != "" || c2 != nil {
+		t.Errorf("GET /me with the fresh cookie = %q, cookie %v; want empty and no cookie", body, c2)
+	}
+	if store.finds != 1 || store.commits != 0 {
+		t.Errorf("store after a request with the fresh cookie: %d finds, %d commits; want 1, 0", store.finds, store.commits)
+	}
+
+	// Writing stores the session under the token the cookie names.
+	if _, c2 := call(t, h, "/put?id=7", cookie, true); c2 == nil || c2.Value != c.Value {
+		t.Errorf("socket GET /put cookie = %v, want the same cookie %q", c2, c.Value)
+	}
+	if store.commits != 1 {
+		t.Errorf("store commits after /put = %d, want 1", store.commits)
+	}
+	if body, c2 := call(t, h, "/me", cookie, false); body != "7" || c2 != nil {
+		t.Errorf("GET /me after /put = %q, cookie %v; want 7 and no cookie", body, c2)
+	}
+
+	// Two cookie-less clients get two sessions.
+	_, other := call(t, h, "/me", "", false)
+	if other == nil || other.Value == c.Value {
+		t.Fatalf("second cookie-less client got cookie %v, want a new one", other)
+	}
+	if body, _ := call(t, h, "/me", other.Name+"="+other.Value, false); body != "" {
+		t.Errorf("the other client's session = %q, want empty", body)
+	}
+
+	// A cookie with a bad signature is replaced.
+	tampered := strings.Replace(cookie, "s%3A", "s%3AX", 1)
+	if body, c2 := call(t, h, "/me", tampered, false); body != "" || c2 == nil || c2.Value == c.Value {
+		t.Errorf("GET /me with a tampered cookie = %q, cookie %v; want empty and a new cookie", body, c2)
+	}
+	// Opting out: asset-like paths, socket requests with nosession.
+	if body, c2 := call(t, h, "/me.js", "", false); body != "no session" || c2 != nil {
+		t.Errorf("GET /me.js = %q, cookie %v; want no session and no cookie", body, c2)
+	}
+	if body, c2 := call(t, h, "/me", "", true, "nosession", "true"); body != "no session" || c2 != nil {
+		t.Errorf("socket GET /me with nosession = %q, cookie %v; want no session and no cookie", body, c2)
+	}
+
+	_, c2 := call(t, h, "/logout", cookie, false)
+	if c2 == nil || c2.MaxAge >= 0 {
+		t.Errorf("GET /logout cookie = %v, want an expired cookie", c2)
+	}
+	if body, _ := call(t, h, "/me", cookie, false); body != "" {
+		t.Errorf("GET /me after logout = %q, want an empty session", body)
+	}
+}
+
+func TestSaveUninitializedStores(t *testing.T) {
+	for _, st := range stores {
+		t.Run(st.name, func(t *testing.T) {
+			h := uninitApp(t, st.open(t), 0)
+			_, c := call(t, h, "/me", "", false)
+			if c == nil {
+				t.Fatal("GET /me without cookie set no cookie")
+			}
+			cookie := c.Name + "=" + c.Value
+			if body, c2 := call(t, h, "/me", cookie, false); body != "" || c2 != nil {
+				t.Errorf("GET /me with the fresh cookie = %q, cookie %v; want empty, no cookie", body, c2)
+			}
+			call(t, h, "/put?id=9", cookie, false)
+			if body, _ := call(t, h, "/me", cookie, false); body != "9" {
+				t.Errorf("GET /me after /put = %q, want 9", body)
+			}
+		})
+	}
+}
+
+func TestSaveUninitializedMaxAge(t *testing.T) {
+	h := uninitApp(t, session.NewMemoryStore(), time.Hour)
+	_, c := call(t, h, "/me", "", false)
+	if c == nil || c.MaxAge != 3600 || c.Expires.IsZero() {
+		t.Errorf("fresh cookie with maxAge = %v, want Max-Age=3600 and Expires", c)
+	}
+}
+
+func TestSaveUninitializedOffSetsNoCookie(t *testing.T) {
+	h := app(t, session.NewMemoryStore())
+	if body, c := call(t, h, "/me", "", false); body != "" || c != nil {
+		t.Errorf("GET /me without cookie = %q, cookie %v; want empty and no cookie", body, c)
+	}
+}
+
+func TestSocketCookie(t *testing.T) {
+	m, err := session.New(session.Config{Secret: "s3cret", Store: session.NewMemoryStore(), SaveUninitialized: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := func(target, cookie string) *http.Request {
+		r := httptest.NewRequest("GET", target, nil)
+		if cookie != "" {
+			r.Header.Set("Cookie", cookie)
+		}
+		return r
+	}
+	sid := func(header string) (string, bool) {
+		r := hs("/", header)
+		c, err := r.Cookie(session.DefaultName)
+		if err != nil {
+			return "", false
+		}
+		return session.Unsign(c.Value, "s3cret")
+	}
+	got := m.SocketCookie(hs("/socket.io/?EIO=4", ""))
+	tok, ok := sid(got)
+	if !ok {
+		t.Fatalf("SocketCookie without a cookie = %q, want a signed session cookie", got)
+	}
+	if again, _ := sid(m.SocketCookie(hs("/socket.io/", ""))); again == tok {
+		t.Error("two cookie-less handshakes got the same session")
+	}
+	valid := "a=1; sails.sid=" + session.Sign("tok", "s3cret")
+	if got := m.SocketCookie(hs("/socket.io/", valid)); got != valid {
+		t.Errorf("SocketCookie with a valid cookie = %q, want it unchanged", got)
+	}
+	bad := "a=1; sails.sid=" + session.Sign("tok", "other") + "; b=2"
+	got = m.SocketCookie(hs("/socket.io/", bad))
+	if tok, ok := sid(got); !ok || tok == "tok" || !strings.HasPrefix(got, "a=1; b=2; sails.sid=") {
+		t.Errorf("SocketCookie with a badly signed cookie = %q, want the others kept and a fresh session", got)
+	}
+	if got := m.SocketCookie(hs("/socket.io/?nosession=true", "a=1")); got != "a=1" {
+		t.Errorf("SocketCookie with ?nosession = %q, want the handshake's", got)
+	}
+	r := hs("/socket.io/", "")
+	r.Header.Set("nosession", "true")
+	if got := m.SocketCookie(r); got != "" {
+		t.Errorf("SocketCookie with a nosession header = %q, want none", got)
+	}
+
+	off, err := session.New(session.Config{Secret: "s3cret", Store: session.NewMemoryStore()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := off.SocketCookie(hs("/socket.io/", "a=1")); got != "a=1" {
+		t.Errorf("SocketCookie without SaveUninitialized = %q, want the handshake's", got)
+	}
+}
+
+// BenchmarkCookielessRequest is what a request without a cookie costs the
+// session layer: with SaveUninitialized, a token, a signature and a
+// Set-Cookie header, never the store.
+func BenchmarkCookielessRequest(b *testing.B) {
+	for _, save := range []bool{false, true} {
+		b.Run(fmt.Sprintf("saveUninitialized=%t", save), func(b *testing.B) {
+			m, err := session.New(session.Config{Secret: "s3cret", Store: session.NewMemoryStore(), SaveUninitialized: save})
+			if err != nil {
+				b.Fatal(err)
+			}
+			h := m.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) }))
+			r := httptest.NewRequest("GET", "/user", nil)
+			b.ReportAllocs()
+			for b.Loop() {
+				h.ServeHTTP(httptest.NewRecorder(), r)
+			}
+		})
 	}
 }

@@ -36,6 +36,7 @@ var minSDK = [3]int{0, 11, 0}
 type Server struct {
 	handler http.Handler
 	log     *slog.Logger
+	cookie  func(hs *http.Request) string
 
 	wg      sync.WaitGroup
 	mu      sync.Mutex
@@ -53,20 +54,37 @@ type socketState struct {
 	cookie string
 }
 
+// Option tunes a Server.
+type Option func(*Server)
+
+// HandshakeCookie makes f give the Cookie header a socket's requests start
+// with, from its handshake, instead of the handshake's own: the session
+// layer gives a socket whose handshake names no session one of its own
+// (session.Manager.SocketCookie), as Sails does, so that its requests share
+// it from the first.
+func HandshakeCookie(f func(hs *http.Request) string) Option {
+	return func(s *Server) { s.cookie = f }
+}
+
 // New returns a Server running requests through h. log receives handler
 // panics; nil discards.
-func New(h http.Handler, log *slog.Logger) *Server {
+func New(h http.Handler, log *slog.Logger, opts ...Option) *Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Server{handler: h, log: log, sockets: map[string]*socketState{}}
+	s := &Server{handler: h, log: log, sockets: map[string]*socketState{}}
+	s.cookie = func(hs *http.Request) string { return hs.Header.Get("Cookie") }
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 // Connect starts serving a socket; call it from the socket server's
 // OnConnect.
 func (s *Server) Connect(sock *socketio.Socket) {
 	hs := sock.Request()
-	st := &socketState{sem: make(chan struct{}, maxInFlight), cookie: hs.Header.Get("Cookie"), sdk: sdkVersion(hs)}
+	st := &socketState{sem: make(chan struct{}, maxInFlight), cookie: s.cookie(hs), sdk: sdkVersion(hs)}
 	s.mu.Lock()
 	s.sockets[sock.ID()] = st
 	s.mu.Unlock()

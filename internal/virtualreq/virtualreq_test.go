@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -271,4 +272,38 @@ func FuzzSetCookies(f *testing.F) {
 			t.Errorf("SetCookies(%q, %q) = %q: carries %s = %v, want %v", header, setCookie, got, c.Name, has, live)
 		}
 	})
+}
+
+func TestHandshakeCookie(t *testing.T) {
+	var (
+		mu   sync.Mutex
+		seen []string
+	)
+	vr := virtualreq.New(http.HandlerFunc(echo), nil, virtualreq.HandshakeCookie(func(hs *http.Request) string {
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, hs.Header.Get("Cookie"))
+		return "a=1; sails.sid=fresh"
+	}))
+	sio := socketio.NewServer(socketio.Options{
+		OnConnect: vr.Connect, OnEvent: vr.Serve, OnDisconnect: func(s *socketio.Socket, _ string) { vr.Disconnect(s) },
+	})
+	srv := httptest.NewServer(sio)
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { sio.Close(context.Background()) })
+	c := dial(t, srv.URL, sockettest.Options{Header: http.Header{"Cookie": {"a=1"}}})
+	for range 2 {
+		jwr, err := c.Request(ctx(t), "get", "/me", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := decode(t, jwr.Body)["cookie"]; got != "a=1; sails.sid=fresh" {
+			t.Errorf("request carried cookie %q, want the one HandshakeCookie gave", got)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 1 || seen[0] != "a=1" {
+		t.Errorf("HandshakeCookie saw %q, want the handshake's cookie once", seen)
+	}
 }
