@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/skiffhq/skiff/blueprint"
 	"github.com/skiffhq/skiff/datastore"
 	"github.com/skiffhq/skiff/datastore/postgres"
 	"github.com/skiffhq/skiff/datastore/sqlite"
@@ -84,6 +85,7 @@ func LoadApp(ctx context.Context, dir, env string, environ []string) (*Options, 
 	opts.Blueprints = &Blueprints{
 		Actions: bp.Actions, Rest: bp.Rest, Shortcuts: bp.Shortcuts, Pluralize: bp.Pluralize,
 		Prefix: bp.Prefix, RestPrefix: bp.RestPrefix, AutoWatch: bp.AutoWatch, Mirror: bp.Mirror,
+		DeepWatch: bp.DeepWatch, NotificationFormat: blueprint.NotificationFormat(bp.NotificationFormat),
 	}
 	if opts.Sockets, err = socketsConfig(cfg.Sockets); err != nil {
 		return nil, fmt.Errorf("load app %s: %w", dir, err)
