@@ -162,9 +162,10 @@ func testRealtimeNotifications(t *testing.T, a *liveApp) {
 	wantEvents(t, "S after its own create", a.events(t, s))
 
 	// W was introduced to the new record: an HTTP update reaches W and S
-	// (S is subscribed to what it created); no password leaks.
+	// (S is subscribed to what it created); no password leaks. previous is
+	// the record as it was, populated.
 	run(t, srv, vars, []step{{method: "PATCH", path: "/user/{u3}", body: `{"age":5}`, status: 200}})
-	upd := v(`user {"data":{"age":5,"id":{u3}},"id":{u3},"previous":{"active":true,"age":null,"email":"cy@x.io","id":{u3},"meta":null,"name":"cy"},"verb":"updated"}`)
+	upd := v(`user {"data":{"age":5,"id":{u3}},"id":{u3},"previous":{"active":true,"age":null,"email":"cy@x.io","id":{u3},"meta":null,"name":"cy","pets":[]},"verb":"updated"}`)
 	wantEvents(t, "W after an HTTP update", a.events(t, w), upd)
 	wantEvents(t, "S after an HTTP update", a.events(t, s), upd)
 
@@ -219,7 +220,7 @@ func testRealtimeNotifications(t *testing.T, a *liveApp) {
 	// removedFrom to the tags the pet was in.
 	request(t, s, 200, "DELETE", v("/pet/{p2}"), nil)
 	wantEvents(t, "W after S destroys a pet", a.events(t, w),
-		v(`pet {"id":{p2},"previous":{"id":{p2},"name":"fido","owner":{u1}},"verb":"destroyed"}`),
+		v(`pet {"id":{p2},"previous":{"id":{p2},"name":"fido","owner":{"active":true,"age":null,"email":"ann@x.io","id":{u1},"meta":null,"name":"ann"},"tags":[{"id":{t1},"label":"red"}]},"verb":"destroyed"}`),
 		v(`user {"attribute":"pets","id":{u1},"removedIds":[{p2}],"verb":"removedFrom"}`),
 		v(`tag {"attribute":"pets","id":{t1},"removedIds":[{p2}],"verb":"removedFrom"}`))
 	wantEvents(t, "S after its own destroy", a.events(t, s))

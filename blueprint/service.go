@@ -169,20 +169,20 @@ func (s *Service) create(ctx context.Context, ps *pubsub, m *model.Model, o *Opt
 	if err != nil {
 		return nil, err
 	}
+	if ps.format != FormatSails {
+		// created carries the record as stored, before population.
+		ps.created(m, rec, nil, changes)
+	}
 	// The new record is as stored; only its associations need reading.
-	pops = freshPopulates(m, o.NewRecord, rec, pops)
+	res, err := s.answer(ctx, m, rec, freshPopulates(m, o.NewRecord, rec, pops))
+	if err != nil {
+		return nil, err
+	}
 	if ps.format == FormatSails {
 		// created carries the answer, as in Sails.
-		res, err := s.answer(ctx, m, rec, pops)
-		if err != nil {
-			return nil, err
-		}
 		ps.created(m, rec, res.Body.(model.Record), changes)
-		return res, nil
 	}
-	// created carries the record as stored, before population.
-	ps.created(m, rec, nil, changes)
-	return s.answer(ctx, m, rec, pops)
+	return res, nil
 }
 
 func (s *Service) update(ctx context.Context, ps *pubsub, m *model.Model, o *Options) (*Result, error) {
