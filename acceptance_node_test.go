@@ -938,7 +938,7 @@ func realtimeTableScenario(format string) ([]nodeStep, []string) {
 	find := "/user?where=" + url.QueryEscape(`{"name":"ann"}`)
 	findNone := "/user?where=" + url.QueryEscape(`{"name":"nobody"}`)
 
-	clients := []string{"W", "SA0", "SA", "SB", "SB2", "SB3", "SO", "SP",
+	clients := []string{"W", "SA0", "SA", "SB", "SB2", "SB3", "SO", "SP", "SP0",
 		"SC", "SD", "SE", "SF", "SQ", "SG", "SH", "SI", "SJ", "SK", "SL", "SM", "SN"}
 	steps := []nodeStep{
 		// The records, made over HTTP before anyone listens.
@@ -1030,6 +1030,10 @@ func realtimeTableScenario(format string) ([]nodeStep, []string) {
 		sock("SP", "get", "/user/{u1}/bestFriend", nil),
 		roomsOf("SP", "CU", "CP", "U{u1}", "U{u2}"),
 		closes("SP"),
+		// An empty one is not found, and subscribes nothing.
+		sock("SP0", "get", "/user/{u9}/bestFriend", nil).answers(404),
+		roomsOf("SP0"),
+		closes("SP0"),
 
 		// POST /pet {owner: 1}: the parent gains it, the watchers learn of
 		// it (in sails, populated, the owner without its password).

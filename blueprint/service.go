@@ -271,6 +271,13 @@ func (s *Service) populate(ctx context.Context, ps *pubsub, m *model.Model, o *O
 	if rec == nil {
 		return nil, notFound()
 	}
+	switch rec[o.Alias].(type) {
+	case model.Record, []model.Record:
+	default:
+		// An empty singular association is a 404, with no subscription
+		// made (as in Sails).
+		return nil, notFound()
+	}
 	ps.subscribeRead(m, []model.Record{rec})
 	target := a.Assoc.Target
 	switch v := rec[o.Alias].(type) {
