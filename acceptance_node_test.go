@@ -998,6 +998,10 @@ func realtimeTableScenario(format string) ([]nodeStep, []string) {
 		// GET /user/1: not CU through pets, but through bestFriend.
 		sock("SB", "get", "/user/{u1}", nil),
 		roomsOf("SB", "CU", "CP", "U{u1}", "U{u2}", "P{pk}", "P{pl}"),
+		// W's new pet reaches SB (not W: its own request), and so does
+		// what happens to it next.
+		sock("W", "post", "/pet", named("pbb")).saves("pbb").sends(map[string][]string{"SB": {newPet("{pbb}")}}),
+		sock("W", "patch", "/pet/{pbb}", named("renamed")).sends(map[string][]string{"SB": {renamedPet("{pbb}")}}),
 		closes("SB"),
 		// Even without population.
 		sock("SB2", "get", "/user/{u1}?populate=false", nil),
