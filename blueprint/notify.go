@@ -13,7 +13,8 @@ import (
 // Notifier is the realtime layer as blueprint actions use it: the rooms of
 // records and of models' watchers. *realtime.Hub implements it. socket is
 // the requesting socket's id; omit is the socket a message must not reach
-// ("" for none).
+// ("" for none). Publish and PublishWatchers must not change data: it may
+// be the very record the action answers with.
 type Notifier interface {
 	Watch(socket, identity string) error
 	Subscribe(socket, identity string, ids ...any) error

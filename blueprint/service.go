@@ -175,12 +175,17 @@ func (s *Service) create(ctx context.Context, ps *pubsub, m *model.Model, o *Opt
 	}
 	// The new record is as stored; only its associations need reading.
 	res, err := s.answer(ctx, m, rec, freshPopulates(m, o.NewRecord, rec, pops))
+	if ps.format == FormatSails {
+		// created carries the answer, as in Sails; the record was created
+		// even if reading the answer failed, and the watchers learn of it.
+		var data model.Record
+		if err == nil {
+			data = res.Body.(model.Record)
+		}
+		ps.created(m, rec, data, changes)
+	}
 	if err != nil {
 		return nil, err
-	}
-	if ps.format == FormatSails {
-		// created carries the answer, as in Sails.
-		ps.created(m, rec, res.Body.(model.Record), changes)
 	}
 	return res, nil
 }
@@ -244,7 +249,7 @@ func (s *Service) destroy(ctx context.Context, ps *pubsub, m *model.Model, o *Op
 		return nil, notFound()
 	}
 	id := gone[m.PrimaryKey]
-	// Hub.Publish encodes the message before it returns: the answer may
+	// Neither the message nor the answer is changed once built: they may
 	// share the serialised record.
 	body := m.SerializeOwned(gone)
 	ps.destroyed(m, id, body, changes)
