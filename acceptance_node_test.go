@@ -6,8 +6,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/url"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -16,6 +19,7 @@ import (
 
 	"github.com/skiffhq/skiff"
 	"github.com/skiffhq/skiff/internal/testenv"
+	"github.com/skiffhq/skiff/realtime"
 	"github.com/skiffhq/skiff/skifftest"
 )
 
@@ -47,12 +51,17 @@ type nodeStep struct {
 	// Repeat sends that many copies of the request at once, "#" in their
 	// data replaced by the copy's number.
 	Repeat int `json:"repeat,omitempty"`
+	// Close disconnects the client; it takes no further part.
+	Close bool `json:"close,omitempty"`
 
 	status int                 // the status the answer must have
 	want   map[string][]string // the events each client must receive; the others none
 	check  func(t *testing.T, a nodeAck)
 	// checkEvents replaces want where the ids cannot be known in advance.
 	checkEvents func(t *testing.T, client string, got []nodeEvent)
+	// rooms, when not nil, are the rooms the answer (of roomsPath) must
+	// list, in short form: "CU" for user's watchers, "U{u1}" for a record.
+	rooms []string
 }
 
 // sock is a virtual request from a client's socket; web is an HTTP request.
@@ -289,6 +298,9 @@ func checkNodeStep(t *testing.T, sc nodeScenario, l nodeLine, ids map[string]str
 	if s.check != nil {
 		s.check(t, l.Ack)
 	}
+	if s.rooms != nil {
+		checkRooms(t, what, l.Ack, s.rooms, ids)
+	}
 	for name := range sc.Clients {
 		if s.checkEvents != nil {
 			s.checkEvents(t, name, l.Events[name])
@@ -361,7 +373,12 @@ func TestNodeClients(t *testing.T) {
 	} {
 		t.Run(stacks.name, func(t *testing.T) {
 			testenv.Node(t, nodeDir)
-			a := startLive(t, "testdata/apps/basic", map[string]string{"SKIFF_DATASTORES__DEFAULT__URL": t.TempDir() + "/db"})
+			// Without deep watch, S's reads of two records subscribe it to
+			// those only (TestNodeRealtimeTable covers the default).
+			a := startLive(t, "testdata/apps/basic", map[string]string{
+				"SKIFF_DATASTORES__DEFAULT__URL": t.TempDir() + "/db",
+				"SKIFF_BLUEPRINTS__DEEPWATCH":    "false",
+			})
 			runNode(t, a, nodeScenario{
 				Clients: map[string]nodeClient{"W": {Stack: stacks.w}, "R": {Stack: stacks.r}, "S": {Stack: stacks.s}, "Z": {Stack: stacks.z}},
 				Events:  []string{"user", "pet", "tag", "message"},
@@ -383,6 +400,9 @@ func emissionScenario() []nodeStep {
 		return `{"id":` + id + `,"name":"` + name + `","owner":` + owner + `}`
 	}
 	tag := func(id, label string) string { return `{"id":` + id + `,"label":"` + label + `"}` }
+	// plus adds fields to a record: updated's and destroyed's previous is
+	// the record populated.
+	plus := func(rec, fields string) string { return rec[:len(rec)-1] + "," + fields + "}" }
 	ids := func(v ...string) []any {
 		out := make([]any, len(v))
 		for i, s := range v {
@@ -416,7 +436,7 @@ func emissionScenario() []nodeStep {
 		}),
 		// The exclusion holds the other way round too.
 		sock("W", "patch", "/user/{u3}", map[string]any{"age": 5}).sends(map[string][]string{
-			"R": {updated("user", "{u3}", `{"id":{u3},"age":5}`, user("{u3}", "cy", "null"))},
+			"R": {updated("user", "{u3}", `{"id":{u3},"age":5}`, plus(user("{u3}", "cy", "null"), `"pets":[]`))},
 		}),
 		// A find that returned nothing still watches (Z); rule 3: the
 		// socket that created a record is subscribed to it (S) ...
@@ -428,10 +448,10 @@ func emissionScenario() []nodeStep {
 		// ... and rule 2: watchers are subscribed to records created later.
 		// An HTTP request excludes nobody.
 		web("patch", "/tag/{t3}", map[string]any{"label": "lime"}).sends(map[string][]string{
-			"W": {updated("tag", "{t3}", `{"id":{t3},"label":"lime"}`, tag("{t3}", "green"))},
-			"R": {updated("tag", "{t3}", `{"id":{t3},"label":"lime"}`, tag("{t3}", "green"))},
-			"S": {updated("tag", "{t3}", `{"id":{t3},"label":"lime"}`, tag("{t3}", "green"))},
-			"Z": {updated("tag", "{t3}", `{"id":{t3},"label":"lime"}`, tag("{t3}", "green"))},
+			"W": {updated("tag", "{t3}", `{"id":{t3},"label":"lime"}`, plus(tag("{t3}", "green"), `"pets":[]`))},
+			"R": {updated("tag", "{t3}", `{"id":{t3},"label":"lime"}`, plus(tag("{t3}", "green"), `"pets":[]`))},
+			"S": {updated("tag", "{t3}", `{"id":{t3},"label":"lime"}`, plus(tag("{t3}", "green"), `"pets":[]`))},
+			"Z": {updated("tag", "{t3}", `{"id":{t3},"label":"lime"}`, plus(tag("{t3}", "green"), `"pets":[]`))},
 		}),
 
 		// Create with a singular key: the parent gains a member.
@@ -462,15 +482,16 @@ func emissionScenario() []nodeStep {
 
 		// Update: updated with previous to the record's subscribers.
 		sock("R", "patch", "/pet/{p1}", map[string]any{"name": "rex2"}).sends(map[string][]string{
-			"W": {updated("pet", "{p1}", `{"id":{p1},"name":"rex2"}`, pet("{p1}", "rex", "{u1}"))},
+			"W": {updated("pet", "{p1}", `{"id":{p1},"name":"rex2"}`,
+				plus(pet("{p1}", "rex", user("{u1}", "ann", "null")), `"tags":[`+tag("{t1}", "red")+`]`))},
 		}),
 		// Update moving a key: the old parent loses, the new one gains.
 		sock("R", "patch", "/pet/{p3}", map[string]any{"owner": "{u1}"}).sends(map[string][]string{
 			"W": {
 				removedFrom("user", "{u4}", "pets", "{p3}"), addedTo("user", "{u1}", "pets", "{p3}"),
-				updated("pet", "{p3}", `{"id":{p3},"owner":{u1}}`, pet("{p3}", "tom", "{u4}")),
+				updated("pet", "{p3}", `{"id":{p3},"owner":{u1}}`, plus(pet("{p3}", "tom", user("{u4}", "dee", "null")), `"tags":[]`)),
 			},
-			"S": {updated("pet", "{p3}", `{"id":{p3},"owner":{u1}}`, pet("{p3}", "tom", "{u4}"))},
+			"S": {updated("pet", "{p3}", `{"id":{p3},"owner":{u1}}`, plus(pet("{p3}", "tom", user("{u4}", "dee", "null")), `"tags":[]`))},
 		}),
 		// u1 [p1 p4 p3], u4 [p2]
 
@@ -551,20 +572,20 @@ func emissionScenario() []nodeStep {
 
 		// Destroy: destroyed with previous, and the other sides learn it.
 		sock("R", "delete", "/pet/{p3}", nil).sends(map[string][]string{
-			"W": {destroyed("pet", "{p3}", pet("{p3}", "tom", "null")), removedFrom("tag", "{t2}", "pets", "{p3}")},
-			"S": {destroyed("pet", "{p3}", pet("{p3}", "tom", "null")), removedFrom("tag", "{t2}", "pets", "{p3}")},
+			"W": {destroyed("pet", "{p3}", plus(pet("{p3}", "tom", "null"), `"tags":[`+tag("{t2}", "blue")+`]`)), removedFrom("tag", "{t2}", "pets", "{p3}")},
+			"S": {destroyed("pet", "{p3}", plus(pet("{p3}", "tom", "null"), `"tags":[`+tag("{t2}", "blue")+`]`)), removedFrom("tag", "{t2}", "pets", "{p3}")},
 		}),
 		// p3's join row is left behind (no cascadeOnDestroy, as in Sails);
 		// a replace drops it without telling t2's subscribers again.
 		web("put", "/tag/{t2}/pets", ids()).sends(nil),
 		sock("R", "delete", "/user/{u1}", nil).sends(map[string][]string{
 			"W": {
-				destroyed("user", "{u1}", user("{u1}", "ann", "null")),
+				destroyed("user", "{u1}", plus(user("{u1}", "ann", "null"), `"pets":[`+pet("{p2}", "fido", "{u1}")+`,`+pet("{p4}", "max", "{u1}")+`]`)),
 				keySet("pet", "{p4}", "owner", "null"), keySet("pet", "{p2}", "owner", "null"),
 			},
 		}),
 		sock("R", "delete", "/tag/{t1}", nil).sends(map[string][]string{
-			"W": {destroyed("tag", "{t1}", tag("{t1}", "red")), removedFrom("pet", "{p5}", "tags", "{t1}")},
+			"W": {destroyed("tag", "{t1}", plus(tag("{t1}", "red"), `"pets":[`+pet("{p5}", "pip", "null")+`]`)), removedFrom("pet", "{p5}", "tags", "{t1}")},
 		}),
 
 		// Twenty creates at once over one socket: every one answered, and
@@ -701,4 +722,433 @@ func TestNodeClientsSession(t *testing.T) {
 			{Client: "N", Method: "post", URL: "/user", Data: newUser("e"), Headers: token("tokC"), status: 403},
 		},
 	})
+}
+
+// roomsPath is the route of the apps of TestNodeRealtimeTable that answers
+// a socket with the rooms it is in (its own room left out).
+const roomsPath = "/__rooms"
+
+// roomsOf is a step asking which rooms the client is in; want lists them
+// in short form (see nodeStep.rooms).
+func roomsOf(client string, want ...string) nodeStep {
+	s := sock(client, "get", roomsPath, nil)
+	s.rooms = append([]string{}, want...)
+	return s
+}
+
+// closes disconnects a client.
+func closes(client string) nodeStep { return nodeStep{Client: client, Close: true} }
+
+var (
+	watchRoomName  = regexp.MustCompile(`^sails_model_create_(\w+)$`)
+	recordRoomName = regexp.MustCompile(`^sails_model_(\w+)_([^:]+):(\w+)$`)
+)
+
+// checkRooms compares the rooms an answer lists with want (short forms
+// with placeholders), in any order.
+func checkRooms(t *testing.T, what string, a nodeAck, want []string, ids map[string]string) {
+	t.Helper()
+	var rooms []string
+	if err := json.Unmarshal(a.body(), &rooms); err != nil {
+		t.Errorf("%s: rooms answer %s: %v", what, a.body(), err)
+		return
+	}
+	got := []string{}
+	for _, r := range rooms {
+		if m := watchRoomName.FindStringSubmatch(r); m != nil {
+			got = append(got, "C"+strings.ToUpper(m[1][:1]))
+		} else if m := recordRoomName.FindStringSubmatch(r); m != nil && m[1] == m[3] {
+			got = append(got, strings.ToUpper(m[1][:1])+m[2])
+		} else {
+			got = append(got, r)
+		}
+	}
+	wanted := []string{}
+	for _, w := range want {
+		wanted = append(wanted, withIDs(t, w, ids))
+	}
+	slices.Sort(got)
+	slices.Sort(wanted)
+	if !slices.Equal(got, wanted) {
+		t.Errorf("%s: rooms %v, want %v", what, got, wanted)
+	}
+}
+
+// writeRealtimeApp writes the app of TestNodeRealtimeTable: the models of
+// realtime.md §10 (user.pets ↔ pet.owner one-to-many, user.patients ↔
+// pet.vets many-to-many) with a self association, user.bestFriend, and a
+// customToJSON that hides user.password.
+func writeRealtimeApp(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"config/models.yaml": "models:\n  migrate: drop\n  attributes:\n" +
+			"    id: {type: number, autoIncrement: true}\n" +
+			"    createdAt: {type: number, autoCreatedAt: true}\n" +
+			"    updatedAt: {type: number, autoUpdatedAt: true}\n",
+		"models/user.yaml": "attributes:\n" +
+			"  name: {type: string, required: true}\n" +
+			"  password: {type: string}\n" +
+			"  bestFriend: {model: user}\n" +
+			"  pets: {collection: pet, via: owner}\n" +
+			"  patients: {collection: pet, via: vets}\n" +
+			"customToJSON:\n  omit: [password]\n",
+		"models/pet.yaml": "attributes:\n" +
+			"  name: {type: string, required: true}\n" +
+			"  owner: {model: user}\n" +
+			"  vets: {collection: user, via: patients}\n",
+	}
+	for name, text := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// startRealtimeApp serves the app of writeRealtimeApp with the given
+// SKIFF_* variables, and roomsPath.
+func startRealtimeApp(t *testing.T, env ...string) *liveApp {
+	t.Helper()
+	env = append(env, "SKIFF_DATASTORES__DEFAULT__URL="+t.TempDir()+"/db")
+	opts := skifftest.Load(t, writeRealtimeApp(t), "development", env...)
+	var app *skiff.App
+	opts.Routes = append(opts.Routes, skiff.Route{Method: "GET", Path: roomsPath, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := realtime.SocketID(r.Context())
+		rooms := []string{}
+		for _, room := range app.Realtime().Rooms(id) {
+			if room != id {
+				rooms = append(rooms, room)
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(rooms)
+	})})
+	app, srv := skifftest.Serve(t, *opts)
+	return &liveApp{App: app, srv: srv}
+}
+
+// TestNodeRealtimeTable walks every row of realtime.md §10 ("who receives
+// what") with the real clients, once per notification format: the same
+// requests reach the same rooms and recipients in both, and only the
+// shapes differ. W watches both models and is subscribed to every record,
+// so it receives every message; each row's requester is a fresh socket,
+// whose rooms afterwards are exactly the row's subscription side effects
+// and which would receive its own notifications were it not left out. The
+// reads are followed by writes of others that the reader must (or must
+// not) hear of.
+func TestNodeRealtimeTable(t *testing.T) {
+	testenv.Node(t, nodeDir)
+	for _, format := range []string{"seed", "sails"} {
+		t.Run(format, func(t *testing.T) {
+			a := startRealtimeApp(t, "SKIFF_BLUEPRINTS__NOTIFICATIONFORMAT="+format)
+			steps, clients := realtimeTableScenario(format)
+			sc := nodeScenario{Clients: map[string]nodeClient{}, Events: []string{"user", "pet"}, Steps: steps}
+			for i, name := range clients {
+				// Requesters alternate between the two stacks.
+				stack := "sails"
+				if i%2 == 1 {
+					stack = "v4"
+				}
+				sc.Clients[name] = nodeClient{Stack: stack}
+			}
+			runNode(t, a, sc)
+		})
+	}
+}
+
+// realtimeTableScenario returns the steps of TestNodeRealtimeTable in
+// format and the clients they use.
+func realtimeTableScenario(format string) ([]nodeStep, []string) {
+	sails := format == "sails"
+	// Records as serialised without population (no password, no
+	// collections), and populated one level.
+	user := func(id, name, bestFriend string) string {
+		return `{"id":` + id + `,"name":"` + name + `","bestFriend":` + bestFriend + `}`
+	}
+	userFull := func(id, name, bestFriend, pets, patients string) string {
+		return `{"id":` + id + `,"name":"` + name + `","bestFriend":` + bestFriend + `,"pets":[` + pets + `],"patients":[` + patients + `]}`
+	}
+	pet := func(id, owner string) string {
+		return `{"id":` + id + `,"name":"` + strings.Trim(id, "{}") + `","owner":` + owner + `}`
+	}
+	petFull := func(id, owner, vets string) string {
+		return `{"id":` + id + `,"name":"` + strings.Trim(id, "{}") + `","owner":` + owner + `,"vets":[` + vets + `]}`
+	}
+	// createdMsg picks created's data by format: the record as stored, or
+	// populated as the create action answers.
+	createdMsg := func(identity, id, seedData, sailsData string) string {
+		if sails {
+			return created(identity, id, sailsData)
+		}
+		return created(identity, id, seedData)
+	}
+	// added and removed are a collection's change: one message in seed,
+	// one per member in sails.
+	added := func(identity, id, attr string, members ...string) []string {
+		if !sails {
+			return []string{addedTo(identity, id, attr, members...)}
+		}
+		var out []string
+		for _, m := range members {
+			out = append(out, identity+` {"id":`+id+`,"verb":"addedTo","attribute":"`+attr+`","addedId":`+m+`}`)
+		}
+		return out
+	}
+	removed := func(identity, id, attr string, members ...string) []string {
+		if !sails {
+			return []string{removedFrom(identity, id, attr, members...)}
+		}
+		var out []string
+		for _, m := range members {
+			out = append(out, identity+` {"id":`+id+`,"verb":"removedFrom","attribute":"`+attr+`","removedId":`+m+`}`)
+		}
+		return out
+	}
+	msgs := func(groups ...[]string) []string { return slices.Concat(groups...) }
+	one := func(m string) []string { return []string{m} }
+	ids := func(v ...string) []any {
+		out := make([]any, len(v))
+		for i, s := range v {
+			out[i] = s
+		}
+		return out
+	}
+	named := func(name string, more ...any) map[string]any {
+		m := map[string]any{"name": name}
+		for i := 0; i+1 < len(more); i += 2 {
+			m[more[i].(string)] = more[i+1]
+		}
+		return m
+	}
+	// newPet and newUser are created over HTTP by someone else, with
+	// nothing linked: what their watchers receive.
+	newPet := func(id string) string { return createdMsg("pet", id, pet(id, "null"), petFull(id, "null", "")) }
+	newUser := func(id, name string) string {
+		return createdMsg("user", id, user(id, name, "null"), userFull(id, name, "null", "", ""))
+	}
+	renamedPet := func(id string) string {
+		return updated("pet", id, `{"id":`+id+`,"name":"renamed"}`, petFull(id, "null", ""))
+	}
+	ann := user("{u1}", "ann", "{u2}") // as a populated owner or vet: no password
+	find := "/user?where=" + url.QueryEscape(`{"name":"ann"}`)
+	findNone := "/user?where=" + url.QueryEscape(`{"name":"nobody"}`)
+
+	clients := []string{"W", "SA0", "SA", "SB", "SB2", "SB3", "SO", "SP", "SP0",
+		"SC", "SD", "SE", "SF", "SQ", "SG", "SH", "SI", "SJ", "SK", "SL", "SM", "SN"}
+	steps := []nodeStep{
+		// The records, made over HTTP before anyone listens.
+		web("post", "/user", named("u2")).saves("u2"),
+		web("post", "/user", named("ann", "password", "secret", "bestFriend", "{u2}")).saves("u1"),
+		web("post", "/user", named("u9")).saves("u9"),
+		web("post", "/user", named("u5")).saves("u5"),
+		web("post", "/user", named("u6")).saves("u6"),
+		web("post", "/user", named("u7")).saves("u7"),
+		web("post", "/user", named("u3")).saves("u3"),
+		web("post", "/user", named("u4")).saves("u4"),
+		web("post", "/pet", named("pk", "owner", "{u1}")).saves("pk"),
+		web("post", "/pet", named("pl", "vets", ids("{u1}"))).saves("pl"),
+		web("post", "/pet", named("pd1", "owner", "{u9}")).saves("pd1"),
+		web("post", "/pet", named("pd2")).saves("pd2"),
+		web("post", "/pet", named("pe")).saves("pe"),
+		web("post", "/pet", named("pf", "owner", "{u5}")).saves("pf"),
+		web("post", "/pet", named("pg", "owner", "{u6}")).saves("pg"),
+		web("post", "/pet", named("ph", "vets", ids("{u7}"))).saves("ph"),
+		web("post", "/pet", named("pi", "owner", "{u2}")).saves("pi"),
+		web("post", "/pet", named("pj")).saves("pj"),
+		web("post", "/pet", named("pm1", "owner", "{u3}")).saves("pm1"),
+		web("post", "/pet", named("pm2", "owner", "{u2}")).saves("pm2"),
+		web("post", "/pet", named("pm3")).saves("pm3"),
+		web("post", "/pet", named("pn1", "vets", ids("{u4}"))).saves("pn1"),
+		web("post", "/pet", named("pn2", "vets", ids("{u4}"))).saves("pn2"),
+		web("post", "/pet", named("pn3")).saves("pn3"),
+		// W watches both models and is subscribed to every record.
+		sock("W", "get", "/user", nil), sock("W", "get", "/pet", nil),
+
+		// GET /user, no result: the model's watchers only, no deep watch.
+		sock("SA0", "get", findNone, nil).checks(func(t *testing.T, a nodeAck) {
+			if !jsonSame(a.body(), json.RawMessage(`[]`)) {
+				t.Errorf("find of nobody: %s", a.body())
+			}
+		}),
+		roomsOf("SA0", "CU"),
+		web("post", "/user", named("ua0")).saves("ua0").sends(map[string][]string{
+			"W": {newUser("{ua0}", "ua0")}, "SA0": {newUser("{ua0}", "ua0")},
+		}),
+		web("post", "/pet", named("pa0")).saves("pa0").sends(map[string][]string{"W": {newPet("{pa0}")}}),
+		closes("SA0"),
+
+		// GET /user with a result: the records, what they populate, and
+		// the watchers of every associated model (user through bestFriend).
+		sock("SA", "get", find, nil),
+		roomsOf("SA", "CU", "CP", "U{u1}", "U{u2}", "P{pk}", "P{pl}"),
+		// A pet created by someone else reaches SA, which then hears of it.
+		web("post", "/pet", named("pa")).saves("pa").sends(map[string][]string{
+			"W": {newPet("{pa}")}, "SA": {newPet("{pa}")},
+		}),
+		web("patch", "/pet/{pa}", named("renamed")).sends(map[string][]string{
+			"W": {renamedPet("{pa}")}, "SA": {renamedPet("{pa}")},
+		}),
+		closes("SA"),
+
+		// GET /user/1: not CU through pets, but through bestFriend.
+		sock("SB", "get", "/user/{u1}", nil),
+		roomsOf("SB", "CU", "CP", "U{u1}", "U{u2}", "P{pk}", "P{pl}"),
+		// W's new pet reaches SB (not W: its own request), and so does
+		// what happens to it next.
+		sock("W", "post", "/pet", named("pbb")).saves("pbb").sends(map[string][]string{"SB": {newPet("{pbb}")}}),
+		sock("W", "patch", "/pet/{pbb}", named("renamed")).sends(map[string][]string{"SB": {renamedPet("{pbb}")}}),
+		closes("SB"),
+		// Even without population.
+		sock("SB2", "get", "/user/{u1}?populate=false", nil),
+		roomsOf("SB2", "CU", "CP", "U{u1}"),
+		web("post", "/pet", named("pb")).saves("pb").sends(map[string][]string{
+			"W": {newPet("{pb}")}, "SB2": {newPet("{pb}")},
+		}),
+		web("patch", "/pet/{pb}", named("renamed")).sends(map[string][]string{
+			"W": {renamedPet("{pb}")}, "SB2": {renamedPet("{pb}")},
+		}),
+		closes("SB2"),
+		// GET /pet/k: pet has no self association, so CU but not CP.
+		sock("SB3", "get", "/pet/{pk}", nil),
+		roomsOf("SB3", "CU", "P{pk}", "U{u1}"),
+		web("post", "/pet", named("pb3")).saves("pb3").sends(map[string][]string{"W": {newPet("{pb3}")}}),
+		web("post", "/user", named("ub3")).saves("ub3").sends(map[string][]string{
+			"W": {newUser("{ub3}", "ub3")}, "SB3": {newUser("{ub3}", "ub3")},
+		}),
+		closes("SB3"),
+
+		// GET /user/1/pets: the parent, the children, every associated
+		// model's watchers.
+		sock("SO", "get", "/user/{u1}/pets", nil),
+		roomsOf("SO", "CU", "CP", "U{u1}", "P{pk}"),
+		web("post", "/pet", named("po")).saves("po").sends(map[string][]string{
+			"W": {newPet("{po}")}, "SO": {newPet("{po}")},
+		}),
+		closes("SO"),
+		// A singular association the same way.
+		sock("SP", "get", "/user/{u1}/bestFriend", nil),
+		roomsOf("SP", "CU", "CP", "U{u1}", "U{u2}"),
+		closes("SP"),
+		// An empty one is not found, and subscribes nothing.
+		sock("SP0", "get", "/user/{u9}/bestFriend", nil).answers(404),
+		roomsOf("SP0"),
+		closes("SP0"),
+
+		// POST /pet {owner: 1}: the parent gains it, the watchers learn of
+		// it (in sails, populated, the owner without its password).
+		sock("SC", "post", "/pet", named("pc", "owner", "{u1}")).saves("pc").sends(map[string][]string{
+			"W": msgs(added("user", "{u1}", "pets", "{pc}"),
+				one(createdMsg("pet", "{pc}", pet("{pc}", "{u1}"), petFull("{pc}", ann, "")))),
+		}),
+		roomsOf("SC", "P{pc}"),
+		closes("SC"),
+
+		// POST /user {pets: [d1, d2]}, d1 owned by u9.
+		sock("SD", "post", "/user", named("ud", "pets", ids("{pd1}", "{pd2}"))).saves("ud").sends(map[string][]string{
+			"W": msgs(
+				one(keySet("pet", "{pd1}", "owner", "{ud}")), one(keySet("pet", "{pd2}", "owner", "{ud}")),
+				one(createdMsg("user", "{ud}", user("{ud}", "ud", "null"),
+					userFull("{ud}", "ud", "null", pet("{pd1}", "{ud}")+","+pet("{pd2}", "{ud}"), ""))),
+				removed("user", "{u9}", "pets", "{pd1}")),
+		}),
+		roomsOf("SD", "U{ud}"),
+		closes("SD"),
+
+		// POST /user {patients: [e]}.
+		sock("SE", "post", "/user", named("ue", "patients", ids("{pe}"))).saves("ue").sends(map[string][]string{
+			"W": msgs(added("pet", "{pe}", "vets", "{ue}"),
+				one(createdMsg("user", "{ue}", user("{ue}", "ue", "null"), userFull("{ue}", "ue", "null", "", pet("{pe}", "null"))))),
+		}),
+		roomsOf("SE", "U{ue}"),
+		closes("SE"),
+
+		// PATCH /pet/f {owner: 2}, was u5: previous is populated.
+		sock("SF", "patch", "/pet/{pf}", map[string]any{"owner": "{u2}"}).sends(map[string][]string{
+			"W": msgs(removed("user", "{u5}", "pets", "{pf}"), added("user", "{u2}", "pets", "{pf}"),
+				one(updated("pet", "{pf}", `{"id":{pf},"owner":{u2}}`, petFull("{pf}", user("{u5}", "u5", "null"), "")))),
+		}),
+		roomsOf("SF", "P{pf}"),
+		closes("SF"),
+		// The self association: no other side to tell.
+		sock("SQ", "patch", "/user/{u5}", map[string]any{"bestFriend": "{u1}"}).sends(map[string][]string{
+			"W": {updated("user", "{u5}", `{"id":{u5},"bestFriend":{u1}}`, userFull("{u5}", "u5", "null", "", ""))},
+		}),
+		roomsOf("SQ", "U{u5}"),
+		closes("SQ"),
+
+		// DELETE /user/6, with pets: previous lists them.
+		sock("SG", "delete", "/user/{u6}", nil).sends(map[string][]string{
+			"W": {
+				destroyed("user", "{u6}", userFull("{u6}", "u6", "null", pet("{pg}", "{u6}"), "")),
+				keySet("pet", "{pg}", "owner", "null"),
+			},
+		}),
+		roomsOf("SG"),
+		closes("SG"),
+		// DELETE /user/7, with patients.
+		sock("SH", "delete", "/user/{u7}", nil).sends(map[string][]string{
+			"W": msgs(one(destroyed("user", "{u7}", userFull("{u7}", "u7", "null", "", pet("{ph}", "null")))),
+				removed("pet", "{ph}", "vets", "{u7}")),
+		}),
+		roomsOf("SH"),
+		closes("SH"),
+
+		// PUT /user/1/pets/i, i owned by u2.
+		sock("SI", "put", "/user/{u1}/pets/{pi}", nil).sends(map[string][]string{
+			"W": msgs(added("user", "{u1}", "pets", "{pi}"), one(keySet("pet", "{pi}", "owner", "{u1}")),
+				removed("user", "{u2}", "pets", "{pi}")),
+		}),
+		roomsOf("SI", "U{u1}", "P{pi}"),
+		closes("SI"),
+		// PUT /user/1/patients/j.
+		sock("SJ", "put", "/user/{u1}/patients/{pj}", nil).sends(map[string][]string{
+			"W": msgs(added("user", "{u1}", "patients", "{pj}"), added("pet", "{pj}", "vets", "{u1}")),
+		}),
+		roomsOf("SJ", "U{u1}", "P{pj}"),
+		closes("SJ"),
+		// DELETE /user/1/pets/k.
+		sock("SK", "delete", "/user/{u1}/pets/{pk}", nil).sends(map[string][]string{
+			"W": msgs(removed("user", "{u1}", "pets", "{pk}"), one(keySet("pet", "{pk}", "owner", "null"))),
+		}),
+		roomsOf("SK"),
+		closes("SK"),
+		// DELETE /user/1/patients/l.
+		sock("SL", "delete", "/user/{u1}/patients/{pl}", nil).sends(map[string][]string{
+			"W": msgs(removed("user", "{u1}", "patients", "{pl}"), removed("pet", "{pl}", "vets", "{u1}")),
+		}),
+		roomsOf("SL"),
+		closes("SL"),
+
+		// PUT /user/3/pets [m2, m3]: had m1; m2 owned by u2.
+		sock("SM", "put", "/user/{u3}/pets", ids("{pm2}", "{pm3}")).sends(map[string][]string{
+			"W": msgs(added("user", "{u3}", "pets", "{pm2}", "{pm3}"), removed("user", "{u3}", "pets", "{pm1}"),
+				one(keySet("pet", "{pm2}", "owner", "{u3}")), one(keySet("pet", "{pm3}", "owner", "{u3}")),
+				one(keySet("pet", "{pm1}", "owner", "null")), removed("user", "{u2}", "pets", "{pm2}")),
+		}),
+		roomsOf("SM", "U{u3}", "P{pm2}", "P{pm3}"),
+		closes("SM"),
+		// PUT /user/4/patients [n2, n3]: had n1, n2.
+		sock("SN", "put", "/user/{u4}/patients", ids("{pn2}", "{pn3}")).sends(map[string][]string{
+			"W": msgs(added("user", "{u4}", "patients", "{pn3}"), added("pet", "{pn3}", "vets", "{u4}"),
+				removed("user", "{u4}", "patients", "{pn1}"), removed("pet", "{pn1}", "vets", "{u4}")),
+		}),
+		roomsOf("SN", "U{u4}", "P{pn3}"),
+		closes("SN"),
+
+		// previous of an update names the singular target as it was, and
+		// hides the password of a populated child.
+		web("patch", "/pet/{pk}", map[string]any{"owner": "{u1}"}).sends(map[string][]string{
+			"W": msgs(added("user", "{u1}", "pets", "{pk}"),
+				one(updated("pet", "{pk}", `{"id":{pk},"owner":{u1}}`, petFull("{pk}", "null", "")))),
+		}),
+		web("delete", "/pet/{pk}", nil).sends(map[string][]string{
+			"W": msgs(one(destroyed("pet", "{pk}", petFull("{pk}", ann, ""))), removed("user", "{u1}", "pets", "{pk}")),
+		}),
+	}
+	return steps, clients
 }

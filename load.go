@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/skiffhq/skiff/blueprint"
 	"github.com/skiffhq/skiff/datastore"
 	"github.com/skiffhq/skiff/datastore/postgres"
 	"github.com/skiffhq/skiff/datastore/sqlite"
@@ -89,6 +90,7 @@ func LoadApp(ctx context.Context, dir, env string, environ []string) (*Options, 
 	opts.Blueprints = &Blueprints{
 		Actions: bp.Actions, Rest: bp.Rest, Shortcuts: bp.Shortcuts, Pluralize: bp.Pluralize,
 		Prefix: bp.Prefix, RestPrefix: bp.RestPrefix, AutoWatch: bp.AutoWatch, Mirror: bp.Mirror,
+		DeepWatch: bp.DeepWatch, NotificationFormat: blueprint.NotificationFormat(bp.NotificationFormat),
 	}
 	if opts.Sockets, err = socketsConfig(cfg.Sockets); err != nil {
 		return nil, fmt.Errorf("load app %s: %w", dir, err)

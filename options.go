@@ -245,14 +245,21 @@ type Blueprints struct {
 	Prefix, RestPrefix string
 	// AutoWatch makes a socket's find watch the model.
 	AutoWatch bool
+	// DeepWatch, with AutoWatch, makes a socket's find, findOne and
+	// populate that return a record watch every model associated with the
+	// one read, as Sails does (DefaultBlueprints turns it on).
+	DeepWatch bool
 	// Mirror sends a socket the notifications of its own requests too.
 	Mirror bool
+	// NotificationFormat shapes the notifications: blueprint.FormatSeed
+	// (or "") or blueprint.FormatSails; New refuses any other value.
+	NotificationFormat blueprint.NotificationFormat
 }
 
 // DefaultBlueprints returns Sails' defaults, with shortcut routes off in
 // production since they write over GET.
 func DefaultBlueprints(env string) Blueprints {
-	return Blueprints{Rest: true, Shortcuts: env != "production", AutoWatch: true}
+	return Blueprints{Rest: true, Shortcuts: env != "production", AutoWatch: true, DeepWatch: true}
 }
 
 // Route is a custom route (Sails' config.routes entry). Method is an

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/skiffhq/skiff"
+	"github.com/skiffhq/skiff/blueprint"
 	"github.com/skiffhq/skiff/internal/sockettest"
 	"github.com/skiffhq/skiff/skifftest"
 )
@@ -162,9 +163,10 @@ func testRealtimeNotifications(t *testing.T, a *liveApp) {
 	wantEvents(t, "S after its own create", a.events(t, s))
 
 	// W was introduced to the new record: an HTTP update reaches W and S
-	// (S is subscribed to what it created); no password leaks.
+	// (S is subscribed to what it created); no password leaks. previous is
+	// the record as it was, populated.
 	run(t, srv, vars, []step{{method: "PATCH", path: "/user/{u3}", body: `{"age":5}`, status: 200}})
-	upd := v(`user {"data":{"age":5,"id":{u3}},"id":{u3},"previous":{"active":true,"age":null,"email":"cy@x.io","id":{u3},"meta":null,"name":"cy"},"verb":"updated"}`)
+	upd := v(`user {"data":{"age":5,"id":{u3}},"id":{u3},"previous":{"active":true,"age":null,"email":"cy@x.io","id":{u3},"meta":null,"name":"cy","pets":[]},"verb":"updated"}`)
 	wantEvents(t, "W after an HTTP update", a.events(t, w), upd)
 	wantEvents(t, "S after an HTTP update", a.events(t, s), upd)
 
@@ -219,7 +221,7 @@ func testRealtimeNotifications(t *testing.T, a *liveApp) {
 	// removedFrom to the tags the pet was in.
 	request(t, s, 200, "DELETE", v("/pet/{p2}"), nil)
 	wantEvents(t, "W after S destroys a pet", a.events(t, w),
-		v(`pet {"id":{p2},"previous":{"id":{p2},"name":"fido","owner":{u1}},"verb":"destroyed"}`),
+		v(`pet {"id":{p2},"previous":{"id":{p2},"name":"fido","owner":{"active":true,"age":null,"email":"ann@x.io","id":{u1},"meta":null,"name":"ann"},"tags":[{"id":{t1},"label":"red"}]},"verb":"destroyed"}`),
 		v(`user {"attribute":"pets","id":{u1},"removedIds":[{p2}],"verb":"removedFrom"}`),
 		v(`tag {"attribute":"pets","id":{t1},"removedIds":[{p2}],"verb":"removedFrom"}`))
 	wantEvents(t, "S after its own destroy", a.events(t, s))
@@ -272,4 +274,71 @@ func TestGetCookieRoute(t *testing.T) {
 			t.Errorf("body %q", raw)
 		}
 	}}})
+}
+
+// TestBlueprintRealtimeOptions: blueprints.deepWatch and
+// blueprints.notificationFormat come from the config (and its
+// environment variables), and New refuses a format it does not know.
+func TestBlueprintRealtimeOptions(t *testing.T) {
+	ctx := context.Background()
+	load := func(env ...string) *skiff.Options {
+		return skifftest.Load(t, "testdata/apps/basic", "", append(env, "SKIFF_DATASTORES__DEFAULT__URL="+t.TempDir()+"/db")...)
+	}
+	if bp := load().Blueprints; !bp.DeepWatch || bp.NotificationFormat != blueprint.FormatSeed {
+		t.Errorf("defaults: DeepWatch %v, NotificationFormat %q; want true, seed", bp.DeepWatch, bp.NotificationFormat)
+	}
+	if bp := skiff.DefaultBlueprints("production"); !bp.DeepWatch || bp.NotificationFormat != "" {
+		t.Errorf("DefaultBlueprints: DeepWatch %v, NotificationFormat %q; want true, \"\"", bp.DeepWatch, bp.NotificationFormat)
+	}
+	bp := load("SKIFF_BLUEPRINTS__NOTIFICATIONFORMAT=sails", "SKIFF_BLUEPRINTS__DEEPWATCH=false").Blueprints
+	if bp.DeepWatch || bp.NotificationFormat != blueprint.FormatSails {
+		t.Errorf("from the environment: DeepWatch %v, NotificationFormat %q; want false, sails", bp.DeepWatch, bp.NotificationFormat)
+	}
+	if _, err := skiff.LoadApp(ctx, "testdata/apps/basic", "", []string{"SKIFF_BLUEPRINTS__NOTIFICATIONFORMAT=sails1.5"}); err == nil ||
+		!strings.Contains(err.Error(), "blueprints.notificationFormat must be seed or sails") {
+		t.Errorf("LoadApp with notificationFormat sails1.5: error %v, want one naming the setting and its values", err)
+	}
+	opts := load()
+	opts.Blueprints.NotificationFormat = "Sails"
+	if app, err := skiff.New(ctx, *opts); err == nil || !strings.Contains(err.Error(), "blueprints.notificationFormat") {
+		if app != nil {
+			app.Close()
+		}
+		t.Errorf("New with NotificationFormat %q: error %v, want one naming the setting", "Sails", err)
+	}
+}
+
+// TestDeepWatchRouteOption: a route's deepWatch option overrides the
+// setting, as autoWatch does; the setting off leaves only the records read.
+func TestDeepWatchRouteOption(t *testing.T) {
+	for _, deep := range []bool{true, false} {
+		t.Run(fmt.Sprint("deepWatch=", deep), func(t *testing.T) {
+			opts := skifftest.Load(t, "testdata/apps/basic", "",
+				"SKIFF_DATASTORES__DEFAULT__URL="+t.TempDir()+"/db", fmt.Sprint("SKIFF_BLUEPRINTS__DEEPWATCH=", deep))
+			opts.Routes = append(opts.Routes,
+				skiff.Route{Method: "GET", Path: "/shallow/:id", Action: "user/findOne", Options: map[string]any{"deepWatch": false}},
+				skiff.Route{Method: "GET", Path: "/deep/:id", Action: "user/findOne", Options: map[string]any{"deepWatch": true}})
+			app, srv := skifftest.Serve(t, *opts)
+			a := &liveApp{App: app, srv: srv}
+			u := request(t, a.dial(t, 4), 200, "POST", "/user", map[string]any{"name": "ann", "email": "ann@x.io"})
+			id := fmt.Sprint(u["id"])
+			user := "sails_model_user_" + id + ":user"
+			for _, tt := range []struct {
+				path string
+				want []string
+			}{
+				{"/user/" + id + "?populate=false", map[bool][]string{true: {"sails_model_create_pet", user}, false: {user}}[deep]},
+				{"/shallow/" + id, []string{user}},
+				{"/deep/" + id, []string{"sails_model_create_pet", user}},
+			} {
+				c := a.dial(t, 3)
+				request(t, c, 200, "GET", tt.path, nil)
+				got := slices.DeleteFunc(a.Realtime().Rooms(c.ID), func(r string) bool { return r == c.ID })
+				slices.Sort(got)
+				if !slices.Equal(got, tt.want) {
+					t.Errorf("GET %s: rooms %v, want %v", tt.path, got, tt.want)
+				}
+			}
+		})
+	}
 }

@@ -44,8 +44,9 @@ type App struct {
 // definition errors, unknown datastores, malformed routes and invalid
 // security settings, and in production (Env "production") when the session
 // secret, the socket origin policy (Sockets.OnlyAllowOrigins or
-// BeforeConnect) is missing or a model's migrate is not safe; those checks
-// come before any table is touched. It closes no datastore on failure (the
+// BeforeConnect) is missing or a model's migrate is not safe, and on an
+// unknown Blueprints.NotificationFormat; those checks come before any table
+// is touched. It closes no datastore on failure (the
 // caller owns the adapters until New succeeds).
 func New(ctx context.Context, opts Options) (*App, error) {
 	if opts.Env == "" {
@@ -72,6 +73,10 @@ func New(ctx context.Context, opts Options) (*App, error) {
 				m.Migrate = model.MigrateSafe
 			}
 		}
+	}
+	format, err := blueprint.ParseNotificationFormat(string(bp.NotificationFormat))
+	if err != nil {
+		return nil, fmt.Errorf("blueprints.notificationFormat: %w", err)
 	}
 	if opts.Env == "production" {
 		if err := productionProblems(&opts); err != nil {
@@ -103,6 +108,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	}
 	svc := blueprint.NewService(blueprint.Config{
 		ORM: o, Parse: opts.ParseBlueprintOptions, Notifier: notifier, AutoWatch: bp.AutoWatch, Mirror: bp.Mirror, Logger: opts.Logger,
+		DeepWatch: bp.DeepWatch, Format: format,
 	})
 	routes := make([]httpapi.Route, len(opts.Routes))
 	for i, r := range opts.Routes {

@@ -2,6 +2,7 @@ package blueprint
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"slices"
 
@@ -12,7 +13,8 @@ import (
 // Notifier is the realtime layer as blueprint actions use it: the rooms of
 // records and of models' watchers. *realtime.Hub implements it. socket is
 // the requesting socket's id; omit is the socket a message must not reach
-// ("" for none).
+// ("" for none). Publish and PublishWatchers must not change data: it may
+// be the very record the action answers with.
 type Notifier interface {
 	Watch(socket, identity string) error
 	Subscribe(socket, identity string, ids ...any) error
@@ -20,6 +22,43 @@ type Notifier interface {
 	Retire(identity string, id any) error
 	Publish(ctx context.Context, identity string, ids []any, data any, omit string) error
 	PublishWatchers(ctx context.Context, identity string, data any, omit string) error
+}
+
+// subscriptionChecker is a Notifier that tells whether a record has
+// subscribers (*realtime.Hub does): the record as it was before an update
+// is populated for its updated notification only when someone will read
+// it.
+type subscriptionChecker interface {
+	Subscribed(identity string, id any, omit string) bool
+}
+
+// NotificationFormat names the shapes of the notifications blueprint
+// actions send (blueprints.notificationFormat).
+type NotificationFormat string
+
+// The notification formats. They differ only in shapes: the same rooms
+// receive the same notifications in both.
+const (
+	// FormatSeed, the default, rolls the members a request added to or
+	// removed from a collection up into one addedTo / removedFrom message
+	// with addedIds / removedIds, and sends created with the record as
+	// stored (singular associations as keys, no collections).
+	FormatSeed NotificationFormat = "seed"
+	// FormatSails sends what Sails 1.5 sends: one addedTo / removedFrom per
+	// member with addedId / removedId, and created with the record
+	// populated as the create action answers it.
+	FormatSails NotificationFormat = "sails"
+)
+
+// ParseNotificationFormat returns the format s names; "" means FormatSeed.
+func ParseNotificationFormat(s string) (NotificationFormat, error) {
+	switch NotificationFormat(s) {
+	case "", FormatSeed:
+		return FormatSeed, nil
+	case FormatSails:
+		return FormatSails, nil
+	}
+	return "", fmt.Errorf("unknown notification format %q (want %q or %q)", s, FormatSeed, FormatSails)
 }
 
 // socketCounter is a Notifier that tells how many sockets are connected
@@ -60,6 +99,19 @@ type (
 		Attribute  string `json:"attribute"`
 		RemovedIDs []any  `json:"removedIds"`
 	}
+	// The per-member messages of FormatSails.
+	addedOneMessage struct {
+		ID        any    `json:"id"`
+		Verb      string `json:"verb"`
+		Attribute string `json:"attribute"`
+		AddedID   any    `json:"addedId"`
+	}
+	removedOneMessage struct {
+		ID        any    `json:"id"`
+		Verb      string `json:"verb"`
+		Attribute string `json:"attribute"`
+		RemovedID any    `json:"removedId"`
+	}
 )
 
 // pubsub is what one request does to rooms: the requesting socket's
@@ -74,10 +126,13 @@ type pubsub struct {
 	socket    string // the requester, "" over HTTP
 	omit      string // the socket not to notify: the requester unless mirror
 	autoWatch bool
+	deepWatch bool
+	format    NotificationFormat
 }
 
 func (s *Service) pubsub(ctx context.Context, r *Request) *pubsub {
-	p := &pubsub{n: s.notifier, log: s.log, ctx: ctx, socket: r.Socket, omit: r.Socket, autoWatch: s.autoWatch}
+	p := &pubsub{n: s.notifier, log: s.log, ctx: ctx, socket: r.Socket, omit: r.Socket,
+		autoWatch: s.autoWatch, deepWatch: s.deepWatch, format: s.format}
 	if c, ok := s.notifier.(socketCounter); ok && r.Socket == "" && c.Count() == 0 {
 		// A socket that connects meanwhile has missed nothing it could
 		// tell from a socket that connects just after.
@@ -85,6 +140,9 @@ func (s *Service) pubsub(ctx context.Context, r *Request) *pubsub {
 	}
 	if v, ok := r.RouteOptions["autoWatch"].(bool); ok {
 		p.autoWatch = v
+	}
+	if v, ok := r.RouteOptions["deepWatch"].(bool); ok {
+		p.deepWatch = v
 	}
 	mirror := s.mirror
 	if v, ok := r.RouteOptions["mirror"].(bool); ok {
@@ -121,8 +179,10 @@ func (p *pubsub) watch(models ...*model.Model) {
 }
 
 // subscribeRead subscribes the requesting socket to the records a read
-// returned and to the records populated in them; with autoWatch, it also
-// watches the associated models (Sails' subscribeDeep).
+// returned and to the records populated in them. With autoWatch and
+// deepWatch it also watches every model m is associated with, populated or
+// not, as soon as one record came back: Sails' subscribeDeep, which runs
+// once per record returned, for all of the model's associations.
 func (p *pubsub) subscribeRead(m *model.Model, recs []model.Record) {
 	if p.n == nil || p.socket == "" || len(recs) == 0 {
 		return
@@ -139,24 +199,36 @@ func (p *pubsub) subscribeRead(m *model.Model, recs []model.Record) {
 		}
 		target := a.Assoc.Target
 		var children []any
-		populated := false
 		for _, r := range recs {
 			switch v := r[name].(type) {
 			case model.Record:
-				populated = true
 				children = append(children, v[target.PrimaryKey])
 			case []model.Record:
-				populated = true
 				for _, c := range v {
 					children = append(children, c[target.PrimaryKey])
 				}
 			}
 		}
 		p.subscribe(target, children...)
-		if populated && p.autoWatch {
-			p.watch(target)
-		}
 	}
+	if p.autoWatch && p.deepWatch {
+		p.watch(associated(m)...)
+	}
+}
+
+// listens reports whether a notification about the record id of m would
+// reach anyone: a subscriber other than the omitted requester, or, with
+// mirror, a socket requester (it is subscribed before it is notified).
+// Without a way to tell, it assumes someone does.
+func (p *pubsub) listens(m *model.Model, id any) bool {
+	if p.n == nil {
+		return false
+	}
+	if p.socket != "" && p.omit == "" {
+		return true
+	}
+	c, ok := p.n.(subscriptionChecker)
+	return !ok || c.Subscribed(m.Identity, id, p.omit)
 }
 
 // publish sends msg to the subscribers of record id of m.
@@ -184,6 +256,15 @@ func (p *pubsub) links(changes orm.Changes, skip *model.Model, skipID any) {
 			p.publish(l.Model, l.ID, updatedMessage{Verb: "updated", ID: l.ID, Data: data})
 			continue
 		}
+		if p.format == FormatSails {
+			for _, c := range l.Added {
+				p.publish(l.Model, l.ID, addedOneMessage{ID: l.ID, Verb: "addedTo", Attribute: l.Attr, AddedID: c})
+			}
+			for _, c := range l.Removed {
+				p.publish(l.Model, l.ID, removedOneMessage{ID: l.ID, Verb: "removedFrom", Attribute: l.Attr, RemovedID: c})
+			}
+			continue
+		}
 		if len(l.Added) > 0 {
 			p.publish(l.Model, l.ID, addedMessage{ID: l.ID, Verb: "addedTo", Attribute: l.Attr, AddedIDs: l.Added})
 		}
@@ -195,20 +276,25 @@ func (p *pubsub) links(changes orm.Changes, skip *model.Model, skipID any) {
 
 // created publishes a new record: the changes on the other sides, then
 // created to the watchers, who then join the record's room. A socket
-// requester is subscribed to it.
-func (p *pubsub) created(m *model.Model, rec model.Record, changes orm.Changes) {
+// requester is subscribed to it. data is the record as created carries it,
+// already serialised; nil means rec as stored.
+func (p *pubsub) created(m *model.Model, rec, data model.Record, changes orm.Changes) {
 	if p.n == nil {
 		return
 	}
 	id := rec[m.PrimaryKey]
+	if data == nil {
+		data = m.Serialize(rec)
+	}
 	p.subscribe(m, id)
 	p.links(changes, m, id)
-	p.failed("publish created", p.n.PublishWatchers(p.ctx, m.Identity, createdMessage{Verb: "created", ID: id, Data: m.Serialize(rec)}, p.omit))
+	p.failed("publish created", p.n.PublishWatchers(p.ctx, m.Identity, createdMessage{Verb: "created", ID: id, Data: data}, p.omit))
 	p.failed("introduce", p.n.Introduce(m.Identity, id))
 }
 
 // updated publishes a changed record: the changes on the other sides, then
-// updated with the values set and the record as it was.
+// updated with the values set and the record as it was (before, populated
+// as the request populates its answer).
 func (p *pubsub) updated(m *model.Model, before, after model.Record, set map[string]any, changes orm.Changes) {
 	if p.n == nil {
 		return
@@ -234,13 +320,13 @@ func (p *pubsub) updated(m *model.Model, before, after model.Record, set map[str
 }
 
 // destroyed publishes a destroyed record to its subscribers, empties its
-// room, then publishes the changes on the other sides.
-func (p *pubsub) destroyed(m *model.Model, gone model.Record, changes orm.Changes) {
+// room, then publishes the changes on the other sides. previous is the
+// record as it was, populated and already serialised.
+func (p *pubsub) destroyed(m *model.Model, id any, previous model.Record, changes orm.Changes) {
 	if p.n == nil {
 		return
 	}
-	id := gone[m.PrimaryKey]
-	p.publish(m, id, destroyedMessage{Verb: "destroyed", ID: id, Previous: m.Serialize(gone)})
+	p.publish(m, id, destroyedMessage{Verb: "destroyed", ID: id, Previous: previous})
 	p.failed("retire", p.n.Retire(m.Identity, id))
 	p.links(changes, m, id)
 }

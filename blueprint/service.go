@@ -17,7 +17,9 @@ type Service struct {
 	parse     ParseOptionsFunc
 	notifier  Notifier
 	autoWatch bool
+	deepWatch bool
 	mirror    bool
+	format    NotificationFormat
 	log       *slog.Logger
 }
 
@@ -30,9 +32,16 @@ type Config struct {
 	// Notifier receives the subscriptions and notifications of socket
 	// requests and of every change; nil turns realtime off.
 	Notifier Notifier
-	// AutoWatch makes a socket's find watch the model (and its populated
-	// associations' models); a route's autoWatch option overrides it.
+	// AutoWatch makes a socket's find watch the model; a route's autoWatch
+	// option overrides it.
 	AutoWatch bool
+	// DeepWatch, with AutoWatch, makes a socket's find, findOne and
+	// populate that return a record watch every model associated with the
+	// one read (Sails' subscribeDeep); a route's deepWatch option overrides
+	// it.
+	DeepWatch bool
+	// Format is the shape of the notifications; "" means FormatSeed.
+	Format NotificationFormat
 	// Mirror sends a socket requester the notifications of its own
 	// requests too; a route's mirror option overrides it.
 	Mirror bool
@@ -48,7 +57,11 @@ func NewService(cfg Config) *Service {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{orm: cfg.ORM, parse: cfg.Parse, notifier: cfg.Notifier, autoWatch: cfg.AutoWatch, mirror: cfg.Mirror, log: cfg.Logger}
+	if cfg.Format == "" {
+		cfg.Format = FormatSeed
+	}
+	return &Service{orm: cfg.ORM, parse: cfg.Parse, notifier: cfg.Notifier, autoWatch: cfg.AutoWatch, deepWatch: cfg.DeepWatch,
+		mirror: cfg.Mirror, format: cfg.Format, log: cfg.Logger}
 }
 
 // Do runs r.Action. Client mistakes come back as *model.Error (Invalid,
@@ -156,10 +169,25 @@ func (s *Service) create(ctx context.Context, ps *pubsub, m *model.Model, o *Opt
 	if err != nil {
 		return nil, err
 	}
-	// Notifications carry the record as stored, before population.
-	ps.created(m, rec, changes)
+	if ps.format != FormatSails {
+		// created carries the record as stored, before population.
+		ps.created(m, rec, nil, changes)
+	}
 	// The new record is as stored; only its associations need reading.
-	return s.answer(ctx, m, rec, freshPopulates(m, o.NewRecord, rec, pops))
+	res, err := s.answer(ctx, m, rec, freshPopulates(m, o.NewRecord, rec, pops))
+	if ps.format == FormatSails {
+		// created carries the answer, as in Sails; the record was created
+		// even if reading the answer failed, and the watchers learn of it.
+		var data model.Record
+		if err == nil {
+			data = res.Body.(model.Record)
+		}
+		ps.created(m, rec, data, changes)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 func (s *Service) update(ctx context.Context, ps *pubsub, m *model.Model, o *Options) (*Result, error) {
@@ -167,7 +195,12 @@ func (s *Service) update(ctx context.Context, ps *pubsub, m *model.Model, o *Opt
 	if err != nil {
 		return nil, err
 	}
-	before, after, changes, err := s.orm.Update(ctx, m, pk, o.ValuesToSet)
+	// previous is populated as the answer is, when someone will read it.
+	var previous []orm.Populate
+	if ps.listens(m, pk) {
+		previous = pops
+	}
+	before, after, changes, err := s.orm.UpdateWithPrevious(ctx, m, pk, o.ValuesToSet, previous)
 	if err != nil {
 		return nil, err
 	}
@@ -206,23 +239,21 @@ func (s *Service) destroy(ctx context.Context, ps *pubsub, m *model.Model, o *Op
 	if err != nil {
 		return nil, err
 	}
-	// The answer is the record as it was, populated: read it before it goes.
-	before, err := s.orm.FindByPK(ctx, m, pk, pops)
-	if err != nil {
-		return nil, err
-	}
-	if before == nil {
-		return nil, notFound()
-	}
-	gone, changes, err := s.orm.Destroy(ctx, m, pk)
+	// The answer, and destroyed's previous, is the record as it was,
+	// populated: read before any of its links is undone.
+	gone, changes, err := s.orm.DestroyWithPrevious(ctx, m, pk, pops)
 	if err != nil {
 		return nil, err
 	}
 	if gone == nil {
 		return nil, notFound()
 	}
-	ps.destroyed(m, gone, changes)
-	return &Result{Status: http.StatusOK, Body: m.SerializeOwned(before)}, nil
+	id := gone[m.PrimaryKey]
+	// Neither the message nor the answer is changed once built: they may
+	// share the serialised record.
+	body := m.SerializeOwned(gone)
+	ps.destroyed(m, id, body, changes)
+	return &Result{Status: http.StatusOK, Body: body}, nil
 }
 
 func (s *Service) populate(ctx context.Context, ps *pubsub, m *model.Model, o *Options) (*Result, error) {
@@ -245,10 +276,14 @@ func (s *Service) populate(ctx context.Context, ps *pubsub, m *model.Model, o *O
 	if rec == nil {
 		return nil, notFound()
 	}
-	ps.subscribeRead(m, []model.Record{rec})
-	if ps.autoWatch {
-		ps.watch(associated(m)...)
+	switch rec[o.Alias].(type) {
+	case model.Record, []model.Record:
+	default:
+		// An empty singular association is a 404, with no subscription
+		// made (as in Sails).
+		return nil, notFound()
 	}
+	ps.subscribeRead(m, []model.Record{rec})
 	target := a.Assoc.Target
 	switch v := rec[o.Alias].(type) {
 	case model.Record:

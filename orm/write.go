@@ -3,6 +3,7 @@ package orm
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/skiffhq/skiff/criteria"
@@ -93,6 +94,16 @@ func hasSingularValue(m *model.Model, rec model.Record) bool {
 // association changes on every side. A plural association in in is
 // refused: collections change through replace.
 func (o *ORM) Update(ctx context.Context, m *model.Model, pk any, in map[string]any) (before, after model.Record, changes Changes, err error) {
+	return o.UpdateWithPrevious(ctx, m, pk, in, nil)
+}
+
+// UpdateWithPrevious is Update returning the record as it was with the
+// associations pops name populated, read in the same transaction before the
+// change (what Sails' updated notification calls previous): singular
+// associations hold the records the keys pointed at before. With no pops
+// it is Update.
+func (o *ORM) UpdateWithPrevious(ctx context.Context, m *model.Model, pk any, in map[string]any, pops []Populate) (previous, after model.Record, changes Changes, err error) {
+	var before model.Record
 	e, err := o.entry(m)
 	if err != nil {
 		return nil, nil, nil, err
@@ -113,6 +124,9 @@ func (o *ORM) Update(ctx context.Context, m *model.Model, pk any, in map[string]
 	err = o.InTx(ctx, e.store, func(ctx context.Context) error {
 		before, err = o.FindByPK(ctx, m, pk, nil)
 		if err != nil || before == nil {
+			return err
+		}
+		if previous, err = o.recall(ctx, e, before, pops); err != nil {
 			return err
 		}
 		if err := o.checkAssociated(ctx, m, pk, vals, nil, model.CodeInvalidValuesToSet); err != nil {
@@ -145,7 +159,20 @@ func (o *ORM) Update(ctx context.Context, m *model.Model, pk any, in map[string]
 		}
 		changes = cs.changes()
 	}
-	return before, after, changes, nil
+	return previous, after, changes, nil
+}
+
+// recall returns rec, or a copy of it with pops populated: rec itself keeps
+// the keys the change sets work from.
+func (o *ORM) recall(ctx context.Context, e *entry, rec model.Record, pops []Populate) (model.Record, error) {
+	if len(pops) == 0 {
+		return rec, nil
+	}
+	out := maps.Clone(rec)
+	if err := o.populate(ctx, e, []model.Record{out}, pops); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // Destroy deletes the record of m with primary key pk and returns it as it
@@ -155,11 +182,18 @@ func (o *ORM) Update(ctx context.Context, m *model.Model, pk any, in map[string]
 // transaction; without, the rows keep their dangling keys but every read
 // sees the record gone, so the changes are the same.
 func (o *ORM) Destroy(ctx context.Context, m *model.Model, pk any) (model.Record, Changes, error) {
+	return o.DestroyWithPrevious(ctx, m, pk, nil)
+}
+
+// DestroyWithPrevious is Destroy returning the record with the
+// associations pops name populated, read in the same transaction once the
+// record is locked and before any of its links is undone.
+func (o *ORM) DestroyWithPrevious(ctx context.Context, m *model.Model, pk any, pops []Populate) (model.Record, Changes, error) {
 	e, err := o.entry(m)
 	if err != nil {
 		return nil, nil, err
 	}
-	var gone model.Record
+	var gone, previous model.Record
 	var cs changeSet
 	err = o.InTx(ctx, e.store, func(ctx context.Context) error {
 		cs = changeSet{}
@@ -172,6 +206,9 @@ func (o *ORM) Destroy(ctx context.Context, m *model.Model, pk any) (model.Record
 		}
 		gone, err = o.FindByPK(ctx, m, pk, nil)
 		if err != nil || gone == nil {
+			return err
+		}
+		if previous, err = o.recall(ctx, e, gone, pops); err != nil {
 			return err
 		}
 		if err := o.departures(ctx, &cs, m, gone); err != nil {
@@ -196,7 +233,7 @@ func (o *ORM) Destroy(ctx context.Context, m *model.Model, pk any) (model.Record
 	if err != nil {
 		return nil, nil, wrap("destroy", m, err)
 	}
-	return gone, cs.changes(), nil
+	return previous, cs.changes(), nil
 }
 
 // departures records what destroying rec does to the other sides of its

@@ -210,3 +210,45 @@ func TestIntroducedRooms(t *testing.T) {
 		}
 	}
 }
+
+func TestSubscribed(t *testing.T) {
+	h, _, _ := newHub(t)
+	tests := []struct {
+		name     string
+		identity string
+		id       any
+		omit     string
+		want     bool
+	}{
+		{"nobody yet", "user", 1, "", false},
+		{"a subscriber", "user", 2, "", true},
+		{"the same record, key as a string", "user", "2", "", true},
+		{"the only subscriber omitted", "user", 2, "a", false},
+		{"another subscriber omitted", "user", 2, "b", true},
+		{"a watcher introduced", "user", 3, "", true},
+		{"a string key", "tag", "red", "", true},
+		{"unknown model", "nope", 1, "", false},
+		{"malformed key", "user", "abc", "", false},
+	}
+	if err := h.Subscribe("a", "user", 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Watch("b", "user"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Introduce("user", 3); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Subscribe("b", "tag", "red"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		if got := h.Subscribed(tt.identity, tt.id, tt.omit); got != tt.want {
+			t.Errorf("%s: Subscribed(%q, %v, %q) = %v, want %v", tt.name, tt.identity, tt.id, tt.omit, got, tt.want)
+		}
+	}
+	h.Unregister("a")
+	if h.Subscribed("user", 2, "") {
+		t.Error("Subscribed after the only subscriber disconnected = true")
+	}
+}

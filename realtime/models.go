@@ -101,6 +101,25 @@ func (h *Hub) Retire(identity string, id any) error {
 	return nil
 }
 
+// Subscribed reports whether a socket other than omit ("" omits nobody) is
+// subscribed to the record id of the model identity. Blueprint actions ask
+// it before reading what only a notification would need; an unknown model
+// or a malformed id reads as false.
+func (h *Hub) Subscribed(identity string, id any, omit string) bool {
+	rooms, err := h.recordRooms(identity, []any{id})
+	if err != nil {
+		return false
+	}
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	for m := range h.rooms[rooms[0]] {
+		if m.conn.ID() != omit {
+			return true
+		}
+	}
+	return false
+}
+
 // Publish sends data, as it is (no envelope), under the event named by the
 // model's identity, to the subscribers of each record in ids, except the
 // socket omit ("" omits nobody). A socket subscribed to two of the records

@@ -44,8 +44,11 @@ type Route struct {
 // Blueprints are the blueprint settings with their defaults applied.
 type Blueprints struct {
 	// Actions (default false), Rest (true), Shortcuts (true except in
-	// production), Pluralize (false), AutoWatch (true), Mirror (false).
-	Actions, Rest, Shortcuts, Pluralize, AutoWatch, Mirror bool
+	// production), Pluralize (false), AutoWatch (true), DeepWatch (true),
+	// Mirror (false).
+	Actions, Rest, Shortcuts, Pluralize, AutoWatch, DeepWatch, Mirror bool
+	// NotificationFormat is "seed" (the default) or "sails".
+	NotificationFormat string
 	// Prefix and RestPrefix start with "/" unless empty, and never end with
 	// one.
 	Prefix, RestPrefix string

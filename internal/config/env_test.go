@@ -78,6 +78,10 @@ models: {attributes: {createdAt: {type: number, autoCreatedAt: true}}}
 			map[string]any{"createdAt": map[string]any{"type": "string", "autoCreatedAt": true}}},
 		{"other variables ignored", map[string]string{"SKIFF_ENV": "production", "SKIFF_TEST_POSTGRES_URL": "x", "PORT": "1", "SKIFF_": "x"},
 			func(a *config.App) any { return []any{a.Port, a.Blueprints.Shortcuts} }, []any{0, true}},
+		{"notification format", map[string]string{"SKIFF_BLUEPRINTS__NOTIFICATIONFORMAT": "sails"},
+			func(a *config.App) any { return a.Blueprints.NotificationFormat }, "sails"},
+		{"deep watch", map[string]string{"SKIFF_BLUEPRINTS__DEEPWATCH": "false"},
+			func(a *config.App) any { return []any{a.Blueprints.DeepWatch, a.Blueprints.AutoWatch} }, []any{false, true}},
 		{"empty is unset", map[string]string{"SKIFF_BLUEPRINTS__SHORTCUTS": ""},
 			func(a *config.App) any { return a.Blueprints.Shortcuts }, true},
 	}

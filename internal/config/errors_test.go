@@ -37,6 +37,12 @@ func TestLoadErrors(t *testing.T) {
 		{"unknown models key", cfg("models: {primarykey: id}"), "", nil, config.ErrUnknownKey, []string{"models.primarykey"}},
 		{"unknown http key", cfg("http: {bodylimit: 1}"), "", nil, config.ErrUnknownKey, []string{"http.bodylimit"}},
 		{"unknown sockets key", cfg("sockets: {origins: []}"), "", nil, config.ErrUnknownKey, []string{"sockets.origins"}},
+		{"bad notification format", cfg("blueprints: {notificationFormat: sails15}"), "", nil, config.ErrInvalid,
+			[]string{"config/app.yaml", "blueprints.notificationFormat", "seed or sails", "sails15"}},
+		{"notification format not a string", cfg("blueprints: {notificationFormat: 1}"), "", nil, config.ErrInvalid, []string{"blueprints.notificationFormat"}},
+		{"deepWatch not a flag", cfg("blueprints: {deepWatch: yes please}"), "", nil, config.ErrInvalid, []string{"blueprints.deepWatch"}},
+		{"env bad notification format", nil, "", map[string]string{"SKIFF_BLUEPRINTS__NOTIFICATIONFORMAT": "Sails"}, config.ErrInvalid,
+			[]string{"blueprints.notificationFormat", "Sails"}},
 		{"error in env file", map[string]string{"config/env/production.yaml": "blueprints: {x: 1}"}, "production", nil, config.ErrUnknownKey, []string{"config/env/production.yaml"}},
 		{"error in local file", map[string]string{"config/local.json": `{"nope": 1}`}, "", nil, config.ErrUnknownKey, []string{"config/local.json", "nope"}},
 
@@ -133,7 +139,7 @@ models:
   dataEncryptionKeys: {default: abc}
   fetchRecordsOnUpdate: true
   archiveModelIdentity: false
-blueprints: {actions: false, rest: true, shortcuts: false, prefix: '', restPrefix: '', pluralize: false, autoWatch: true, mirror: true}
+blueprints: {actions: false, rest: true, shortcuts: false, prefix: '', restPrefix: '', pluralize: false, autoWatch: true, mirror: true, deepWatch: false, notificationFormat: sails}
 datastores:
   default: {adapter: sails-postgresql, url: 'postgres://x/y', ssl: {rejectUnauthorized: false}, poolSize: 10}
 security:

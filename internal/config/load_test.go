@@ -45,7 +45,7 @@ func TestLoadEmptyApp(t *testing.T) {
 	want := &config.App{
 		Env:        "development",
 		Models:     map[string]any{"migrate": "alter"},
-		Blueprints: config.Blueprints{Rest: true, Shortcuts: true, AutoWatch: true},
+		Blueprints: config.Blueprints{Rest: true, Shortcuts: true, AutoWatch: true, DeepWatch: true, NotificationFormat: "seed"},
 		Datastores: map[string]map[string]any{"default": {"adapter": "sqlite"}},
 		Security:   map[string]any{}, Sockets: map[string]any{}, Session: map[string]any{},
 		Policies: map[string]any{}, HTTP: map[string]any{},
@@ -77,8 +77,8 @@ sockets: {transports: [websocket, polling]}
 	}
 	a := mustLoad(t, files, "development", nil)
 	wantBP := config.Blueprints{
-		Actions: true, Rest: true, Shortcuts: true, Pluralize: true, AutoWatch: true,
-		Prefix: "/dev", RestPrefix: "/local",
+		Actions: true, Rest: true, Shortcuts: true, Pluralize: true, AutoWatch: true, DeepWatch: true,
+		NotificationFormat: "seed", Prefix: "/dev", RestPrefix: "/local",
 	}
 	if diff := cmp.Diff(wantBP, a.Blueprints); diff != "" {
 		t.Errorf("Blueprints mismatch (-want +got):\n%s", diff)

@@ -58,6 +58,7 @@ func appSchema() *schema {
 	blueprints := mapping(map[string]*schema{
 		"actions": boolean, "rest": boolean, "shortcuts": boolean, "pluralize": boolean,
 		"autoWatch": boolean, "mirror": boolean, "prefix": text, "restPrefix": text,
+		"deepWatch": boolean, "notificationFormat": text,
 	})
 	removed := "was removed in Sails 1.0 (the default limit is 30 and populate follows the request): " +
 		"customise blueprint queries with parseBlueprintOptions from Go"

@@ -34,7 +34,9 @@ func build(src string, tree *omap, env string) (*App, error) {
 	if err := defaultMigrate(src, app.Models, env); err != nil {
 		return nil, err
 	}
-	app.Blueprints = blueprints(section(tree, "blueprints"), env)
+	if app.Blueprints, err = blueprints(src, section(tree, "blueprints"), env); err != nil {
+		return nil, err
+	}
 	app.Datastores = datastores(section(tree, "datastores"))
 	routes, _ := tree.get("routes")
 	if app.Routes, err = parseRoutes(src, routes); err != nil {
@@ -97,11 +99,12 @@ func defaultMigrate(src string, models map[string]any, env string) error {
 
 // blueprints applies the Sails defaults, with shortcuts off in production
 // (decisions.md). Types were checked by the schema.
-func blueprints(m map[string]any, env string) Blueprints {
-	b := Blueprints{Rest: true, Shortcuts: env != "production", AutoWatch: true}
+func blueprints(src string, m map[string]any, env string) (Blueprints, error) {
+	b := Blueprints{Rest: true, Shortcuts: env != "production", AutoWatch: true, DeepWatch: true, NotificationFormat: "seed"}
 	flags := map[string]*bool{
 		"actions": &b.Actions, "rest": &b.Rest, "shortcuts": &b.Shortcuts,
 		"pluralize": &b.Pluralize, "autoWatch": &b.AutoWatch, "mirror": &b.Mirror,
+		"deepWatch": &b.DeepWatch,
 	}
 	for k, p := range flags {
 		if v, ok := m[k].(bool); ok {
@@ -110,7 +113,13 @@ func blueprints(m map[string]any, env string) Blueprints {
 	}
 	b.Prefix = routePrefix(m["prefix"])
 	b.RestPrefix = routePrefix(m["restPrefix"])
-	return b
+	if v, ok := m["notificationFormat"].(string); ok {
+		if v != "seed" && v != "sails" {
+			return b, fmt.Errorf("%s: blueprints.notificationFormat must be seed or sails, not %q: %w", src, v, ErrInvalid)
+		}
+		b.NotificationFormat = v
+	}
+	return b, nil
 }
 
 func routePrefix(v any) string {

@@ -24,6 +24,7 @@
 // its answer's body). A client with "cookieFrom": path first GETs that path
 // over HTTP and connects with the session cookie it set; its "save" names
 // the _csrf token of that answer.
+// "close": true disconnects the client, which takes no further part.
 // "emit" + "envelope" sends a raw event (v4 clients only) to test what
 // sails.io.js would never send. "heartbeats": n first waits for n
 // Engine.IO ping/pong exchanges on that client's connection.
@@ -264,7 +265,13 @@ async function main() {
     const data = step.data === undefined ? undefined : JSON.parse(substitute(JSON.stringify(step.data), saved));
     const headers = step.headers === undefined ? undefined : JSON.parse(substitute(JSON.stringify(step.headers), saved));
     let ack;
-    if (step.http) {
+    if (step.close) {
+      const c = clients[step.client];
+      if (!c) throw new Error('step ' + i + ': no client ' + step.client);
+      c.close();
+      delete clients[step.client];
+      ack = {};
+    } else if (step.http) {
       ack = await httpRequest(base, step.method, url, data);
     } else {
       const c = clients[step.client];
