@@ -1,20 +1,18 @@
 package skiff_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"testing/fstest"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/skiffhq/skiff"
+	"github.com/skiffhq/skiff/internal/browsertest"
 	"github.com/skiffhq/skiff/internal/testenv"
 	"github.com/skiffhq/skiff/skifftest"
 )
@@ -87,130 +85,46 @@ func TestSessionLoginOverSocketInChromium(t *testing.T) {
 		},
 	})
 
-	a := startChrome(t, chromium)
+	a := browsertest.Start(t, chromium)
 	openSessionPage(t, a, srv.URL)
 	expectMe(t, a, "browser A before login", "user=")
-	chromeRun(t, a, "log in over the socket", chromedp.Evaluate[any](`socketLogin('ann')`))
-	chromeWait(t, a, "the login answer", `answers.login !== undefined`)
-	if got := chromeEval[string](t, a, `answers.login`); got != "200 welcome" {
+	browsertest.Run(t, a, "log in over the socket", chromedp.Evaluate[any](`socketLogin('ann')`))
+	a.WaitFor(t, "the login answer", `answers.login !== undefined`)
+	if got := browsertest.Eval[string](t, a, "read the login answer", `answers.login`); got != "200 welcome" {
 		t.Fatalf("socket login answered %q, want 200 welcome", got)
 	}
 	expectMe(t, a, "browser A after login", "user=ann")
-	chromeRun(t, a, "reload", chromedp.Reload())
-	chromeWait(t, a, "the socket to connect after the reload", `window.io && io.socket && io.socket.isConnected()`)
+	browsertest.Run(t, a, "reload", chromedp.Reload())
+	a.WaitFor(t, "the socket to connect after the reload", `window.io && io.socket && io.socket.isConnected()`)
 	expectMe(t, a, "browser A after the reload", "user=ann")
-	if got := chromeEval[string](t, a, `document.cookie`); strings.Contains(got, "sails.sid") {
+	if got := browsertest.Eval[string](t, a, "read document.cookie", `document.cookie`); strings.Contains(got, "sails.sid") {
 		t.Errorf("page script sees the session cookie (%q); it must be HttpOnly", got)
 	}
 
-	b := startChrome(t, chromium)
+	b := browsertest.Start(t, chromium)
 	openSessionPage(t, b, srv.URL)
 	expectMe(t, b, "browser B while A is logged in", "user=")
-	chromeRun(t, b, "log B in as bob", chromedp.Evaluate[any](`socketLogin('bob')`))
-	chromeWait(t, b, "B's login answer", `answers.login !== undefined`)
+	browsertest.Run(t, b, "log B in as bob", chromedp.Evaluate[any](`socketLogin('bob')`))
+	b.WaitFor(t, "B's login answer", `answers.login !== undefined`)
 	expectMe(t, b, "browser B after its login", "user=bob")
 	expectMe(t, a, "browser A after B's login", "user=ann")
 }
 
 // openSessionPage loads the page and waits for its socket.
-func openSessionPage(t *testing.T, ctx context.Context, url string) {
+func openSessionPage(t *testing.T, b *browsertest.Browser, url string) {
 	t.Helper()
-	chromeRun(t, ctx, "open the page", chromedp.Navigate(url+"/"))
-	chromeWait(t, ctx, "the socket to connect", `window.io && io.socket && io.socket.isConnected()`)
+	browsertest.Run(t, b, "open the page", chromedp.Navigate(url+"/"))
+	b.WaitFor(t, "the socket to connect", `window.io && io.socket && io.socket.isConnected()`)
 }
 
 // expectMe asks GET /me over HTTP (fetch) and over the page's socket.
-func expectMe(t *testing.T, ctx context.Context, who, want string) {
+func expectMe(t *testing.T, b *browsertest.Browser, who, want string) {
 	t.Helper()
-	chromeRun(t, ctx, who+": ask /me", chromedp.Evaluate[any](`httpMe(); socketMe()`))
-	chromeWait(t, ctx, who+": the /me answers", `answers.httpMe !== undefined && answers.socketMe !== undefined`)
+	browsertest.Run(t, b, who+": ask /me", chromedp.Evaluate[any](`httpMe(); socketMe()`))
+	b.WaitFor(t, who+": the /me answers", `answers.httpMe !== undefined && answers.socketMe !== undefined`)
 	for _, via := range []string{"httpMe", "socketMe"} {
-		if got := chromeEval[string](t, ctx, "answers."+via); got != "200 "+want {
+		if got := browsertest.Eval[string](t, b, "read answers."+via, "answers."+via); got != "200 "+want {
 			t.Errorf("%s: %s = %q, want %q", who, via, got, "200 "+want)
 		}
 	}
-}
-
-// chromeLimit bounds every wait for the page; it is generous because
-// Chromium shares two cores with other work in CI. Nothing is asserted
-// about time.
-const chromeLimit = 30 * time.Second
-
-// startChrome starts headless Chromium with a profile of its own and
-// returns a context for its first tab. Its console is logged when the test
-// fails.
-func startChrome(t *testing.T, chromium string) context.Context {
-	t.Helper()
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(t.Context(),
-		chromedp.ExecPath(chromium),
-		chromedp.Headless,
-		chromedp.NoSandbox, // root in CI containers
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	ctx, cancel := chromedp.NewContext(allocCtx)
-	// The first Do starts the browser and ties it to ctx: no timeout here.
-	if err := chromedp.Do(ctx); err != nil {
-		cancel()
-		cancelAlloc()
-		t.Fatalf("start %s: %v", chromium, err)
-	}
-	var (
-		mu    sync.Mutex
-		lines []string
-	)
-	done := make(chan struct{})
-	messages := chromedp.Console(ctx)
-	go func() {
-		defer close(done)
-		for m, err := range messages {
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			lines = append(lines, string(m.Type)+": "+strings.TrimSpace(m.Text))
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		cancel()
-		cancelAlloc()
-		<-done
-		if t.Failed() {
-			mu.Lock()
-			defer mu.Unlock()
-			t.Logf("browser console:\n  %s", strings.Join(lines, "\n  "))
-		}
-	})
-	return ctx
-}
-
-// chromeRun runs one browser action, bounded by chromeLimit.
-func chromeRun[T any](t *testing.T, ctx context.Context, what string, a chromedp.Action[T]) T {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(ctx, chromeLimit)
-	defer cancel()
-	v, err := chromedp.Run(ctx, a)
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-	return v
-}
-
-// chromeEval returns the value of a JavaScript expression on the page.
-func chromeEval[T any](t *testing.T, ctx context.Context, expr string) T {
-	t.Helper()
-	return chromeRun(t, ctx, "evaluate "+expr, chromedp.Evaluate[T](expr))
-}
-
-// chromeWait polls the page until the JavaScript expression is true.
-func chromeWait(t *testing.T, ctx context.Context, what, expr string) {
-	t.Helper()
-	chromeRun(t, ctx, "wait for "+what, chromedp.Poll[bool](expr,
-		chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(chromeLimit)))
 }
