@@ -4,8 +4,10 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"hash"
 	"net/url"
 	"strings"
+	"sync"
 )
 
 // maxCookieLen bounds the cookie values Unsign looks at; real ones are
@@ -16,16 +18,50 @@ const maxCookieLen = 1024
 // "s:<token>.<sig>" with sig the unpadded standard base64 of
 // HMAC-SHA256(token, secret) (the cookie-signature package), then
 // URL-encoded as encodeURIComponent does ("s%3A...").
-func Sign(token, secret string) string {
-	return encodeURIComponent("s:" + token + "." + signature(token, secret))
-}
+func Sign(token, secret string) string { return newSigner(secret).sign(token) }
 
 // Unsign returns the token of a cookie value made by Sign with secret. It
 // reports false for anything else: a value that is not URL-decodable, not
 // "s:"-prefixed (express-session ignores unsigned cookies too), without a
 // signature, or whose signature does not match (compared in constant
 // time).
-func Unsign(value, secret string) (string, bool) {
+func Unsign(value, secret string) (string, bool) { return newSigner(secret).unsign(value) }
+
+// signer signs and checks tokens with one secret. It keeps keyed HMAC
+// states for reuse: keying one costs about as much as signing a token, and
+// with first-visit cookies every cookie-less request signs one.
+type signer struct {
+	macs sync.Pool // of hash.Hash keyed with the secret
+}
+
+func newSigner(secret string) *signer {
+	s := &signer{}
+	s.macs.New = func() any { return hmac.New(sha256.New, []byte(secret)) }
+	return s
+}
+
+// appendSignature appends the unpadded standard base64 of
+// HMAC-SHA256(token) to dst.
+func (s *signer) appendSignature(dst []byte, token string) []byte {
+	mac := s.macs.Get().(hash.Hash)
+	mac.Reset()
+	mac.Write([]byte(token))
+	var sum [sha256.Size]byte
+	out := mac.Sum(sum[:0])
+	s.macs.Put(mac)
+	return base64.RawStdEncoding.AppendEncode(dst, out)
+}
+
+func (s *signer) sign(token string) string {
+	var sig [64]byte
+	b := make([]byte, 0, len("s%3A.")+len(token)*3+len(sig)*3)
+	b = append(b, "s%3A"...)
+	b = appendURIComponent(b, token)
+	b = append(b, '.')
+	return string(appendURIComponent(b, string(s.appendSignature(sig[:0], token))))
+}
+
+func (s *signer) unsign(value string) (string, bool) {
 	if len(value) > maxCookieLen {
 		return "", false
 	}
@@ -42,35 +78,27 @@ func Unsign(value, secret string) (string, bool) {
 		return "", false
 	}
 	token, sig := rest[:dot], rest[dot+1:]
-	if !hmac.Equal([]byte(sig), []byte(signature(token, secret))) {
+	var want [64]byte
+	if !hmac.Equal([]byte(sig), s.appendSignature(want[:0], token)) {
 		return "", false
 	}
 	return token, true
 }
 
-func signature(token, secret string) string {
-	mac := hmac.New(sha256.New, []byte(secret))
-	mac.Write([]byte(token))
-	return base64.RawStdEncoding.EncodeToString(mac.Sum(nil))
-}
-
-// encodeURIComponent escapes s as JavaScript's encodeURIComponent does:
-// everything but A-Z a-z 0-9 - _ . ! ~ * ' ( ) is percent-encoded as UTF-8.
-func encodeURIComponent(s string) string {
+// appendURIComponent appends s escaped as JavaScript's encodeURIComponent
+// does: everything but A-Z a-z 0-9 - _ . ! ~ * ' ( ) is percent-encoded as
+// UTF-8.
+func appendURIComponent(b []byte, s string) []byte {
 	const hex = "0123456789ABCDEF"
-	var b strings.Builder
-	b.Grow(len(s) + 8)
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
 		case 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9',
-			strings.IndexByte("-_.!~*'()", c) >= 0:
-			b.WriteByte(c)
+			c == '-', c == '_', c == '.', c == '!', c == '~', c == '*', c == '\'', c == '(', c == ')':
+			b = append(b, c)
 		default:
-			b.WriteByte('%')
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&15])
+			b = append(b, '%', hex[c>>4], hex[c&15])
 		}
 	}
-	return b.String()
+	return b
 }

@@ -18,6 +18,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/alexedwards/scs/v2"
@@ -77,10 +78,14 @@ func AssetLike(r *http.Request) bool { return router.LooksLikeAsset(r.URL.Path) 
 type Manager struct {
 	sm                *scs.SessionManager
 	name              string
-	secret            string
 	disabled          func(*http.Request) bool
 	onError           func(w http.ResponseWriter, r *http.Request, err error)
 	saveUninitialized bool
+	signer            *signer
+	// sessionCookieAttrs are the attributes of a cookie that lasts the
+	// browser session ("; Path=/; HttpOnly"), written once: every
+	// cookie-less request gets one.
+	sessionCookieAttrs string
 }
 
 // New returns a Manager for cfg. It fails when the secret or the store is
@@ -116,9 +121,15 @@ func New(cfg Config) (*Manager, error) {
 	sm.Cookie.Persist = cfg.MaxAge > 0
 	sm.Codec = uninitCodec{Codec: sm.Codec, lifetime: sm.Lifetime}
 	m := &Manager{
-		sm: sm, name: sm.Cookie.Name, secret: cfg.Secret, disabled: cfg.Disabled, onError: cfg.OnError,
-		saveUninitialized: cfg.SaveUninitialized,
+		sm: sm, name: sm.Cookie.Name, disabled: cfg.Disabled, onError: cfg.OnError,
+		saveUninitialized: cfg.SaveUninitialized, signer: newSigner(cfg.Secret),
 	}
+	c := sm.Cookie
+	attrs := (&http.Cookie{
+		Name: "x", Value: "x", Path: c.Path, Domain: c.Domain, Secure: c.Secure,
+		HttpOnly: c.HttpOnly, SameSite: c.SameSite, Partitioned: c.Partitioned,
+	}).String()
+	m.sessionCookieAttrs = strings.TrimPrefix(attrs, "x=x")
 	if m.disabled == nil {
 		m.disabled = AssetLike
 	}
@@ -234,7 +245,7 @@ func (m *Manager) token(r *http.Request) string {
 	if err != nil {
 		return ""
 	}
-	t, ok := Unsign(c.Value, m.secret)
+	t, ok := m.signer.unsign(c.Value)
 	if !ok {
 		return ""
 	}
@@ -266,34 +277,40 @@ func (sw *writer) save() {
 			sw.m.onError(sw.ResponseWriter, sw.r, fmt.Errorf("save session: %w", err))
 			return
 		}
-		sw.setCookie(Sign(token, sw.m.secret), expiry, false)
+		sw.setCookie(sw.m.signer.sign(token), expiry, false)
 	case scs.Destroyed:
 		sw.setCookie("", time.Unix(1, 0), true)
 	case scs.Unmodified:
 		if sw.fresh {
-			sw.setCookie(Sign(sw.m.sm.Token(ctx), sw.m.secret), sw.m.sm.Deadline(ctx), false)
+			sw.setCookie(sw.m.signer.sign(sw.m.sm.Token(ctx)), sw.m.sm.Deadline(ctx), false)
 		}
 	}
 }
 
 func (sw *writer) setCookie(value string, expiry time.Time, expire bool) {
 	c := sw.m.sm.Cookie
-	ck := &http.Cookie{
-		Name: c.Name, Value: value, Path: c.Path, Domain: c.Domain, Secure: c.Secure,
-		HttpOnly: c.HttpOnly, SameSite: c.SameSite, Partitioned: c.Partitioned,
+	var cookie string
+	if !expire && !c.Persist {
+		cookie = c.Name + "=" + value + sw.m.sessionCookieAttrs
+	} else {
+		ck := &http.Cookie{
+			Name: c.Name, Value: value, Path: c.Path, Domain: c.Domain, Secure: c.Secure,
+			HttpOnly: c.HttpOnly, SameSite: c.SameSite, Partitioned: c.Partitioned,
+		}
+		if expire {
+			ck.Expires = expiry
+			ck.MaxAge = -1
+		} else {
+			ck.Expires = expiry.UTC().Round(time.Second)
+			ck.MaxAge = max(1, int(time.Until(expiry).Round(time.Second).Seconds()))
+		}
+		cookie = ck.String()
 	}
-	switch {
-	case expire:
-		ck.Expires = expiry
-		ck.MaxAge = -1
-	case c.Persist:
-		ck.Expires = expiry.UTC().Round(time.Second)
-		ck.MaxAge = max(1, int(time.Until(expiry).Round(time.Second).Seconds()))
-	}
+	// The keys are written canonical, sparing Header.Add its canonicalising.
 	h := sw.Header()
-	h.Add("Set-Cookie", ck.String())
-	h.Add("Vary", "Cookie")
-	h.Add("Cache-Control", `no-cache="Set-Cookie"`)
+	h["Set-Cookie"] = append(h["Set-Cookie"], cookie)
+	h["Vary"] = append(h["Vary"], "Cookie")
+	h["Cache-Control"] = append(h["Cache-Control"], `no-cache="Set-Cookie"`)
 }
 
 func (sw *writer) WriteHeader(status int) {

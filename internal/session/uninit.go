@@ -112,9 +112,9 @@ func (c uninitCodec) Decode(b []byte) (time.Time, map[string]any, error) {
 // newToken returns a random session token, as scs makes them (32 bytes,
 // URL-safe base64).
 func newToken() string {
-	b := make([]byte, 32)
-	_, _ = rand.Read(b) // never fails (crypto/rand.Read panics instead)
-	return base64.RawURLEncoding.EncodeToString(b)
+	var b [32]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand.Read panics instead)
+	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
 // SocketCookie returns the Cookie header the virtual requests of the
@@ -131,7 +131,7 @@ func (m *Manager) SocketCookie(hs *http.Request) string {
 	if !m.saveUninitialized || hs.Header.Get("nosession") != "" || hs.URL.Query().Get("nosession") != "" || m.token(hs) != "" {
 		return header
 	}
-	return replaceCookie(header, m.name, Sign(newToken(), m.secret))
+	return replaceCookie(header, m.name, m.signer.sign(newToken()))
 }
 
 // replaceCookie returns the Cookie header header with every cookie named
