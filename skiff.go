@@ -127,6 +127,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		Policies:     sec.policies,
 		Assets:       opts.Assets,
 		AssetsMaxAge: opts.AssetsMaxAge,
+		ETag:         !opts.NoETag,
 	})
 	if err != nil {
 		_ = sec.Close()

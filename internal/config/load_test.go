@@ -225,6 +225,27 @@ func TestAssetsMaxAge(t *testing.T) {
 	}
 }
 
+func TestETag(t *testing.T) {
+	tests := []struct {
+		config string
+		vars   map[string]string
+		want   bool
+	}{
+		{"", nil, true},
+		{"http: {etag: true}", nil, true},
+		{"http: {etag: ~}", nil, true},
+		{"http: {etag: false}", nil, false},
+		{"", map[string]string{"SKIFF_HTTP__ETAG": "false"}, false},
+		{"http: {etag: false}", map[string]string{"SKIFF_HTTP__ETAG": "true"}, true},
+	}
+	for _, tt := range tests {
+		a := mustLoad(t, map[string]string{"config/http.yaml": tt.config}, "", tt.vars)
+		if a.ETag != tt.want {
+			t.Errorf("Load(%q, %v).ETag = %v, want %v", tt.config, tt.vars, a.ETag, tt.want)
+		}
+	}
+}
+
 func TestNumberNormalisation(t *testing.T) {
 	files := map[string]string{
 		"models/Pet.yaml": `

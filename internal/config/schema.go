@@ -116,6 +116,7 @@ func appSchema() *schema {
 	http := mapping(map[string]*schema{
 		"bodyLimit": nil, "middleware": openMapping(nil), "trustProxy": nil, "cache": nil, "bodyParser": nil,
 		"readHeaderTimeout": nil, "readTimeout": nil, "writeTimeout": nil, "idleTimeout": nil, "maxHeaderBytes": nil,
+		"etag": boolean,
 	})
 
 	return mapping(map[string]*schema{

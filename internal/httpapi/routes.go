@@ -72,6 +72,10 @@ type Config struct {
 	// their Cache-Control max-age.
 	Assets       fs.FS
 	AssetsMaxAge time.Duration
+	// ETag gives blueprint answers to GET and HEAD, and static files, a
+	// weak ETag and answers a matching If-None-Match with 304, as Express
+	// does (http.etag).
+	ETag bool
 }
 
 type handler struct {
@@ -149,7 +153,7 @@ func (h *handler) unmatched() http.Handler {
 	notFound := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeText(w, http.StatusNotFound, "Not Found")
 	})
-	files := assets.Handler(h.cfg.Assets, h.cfg.AssetsMaxAge, notFound)
+	files := assets.Handler(h.cfg.Assets, assets.Options{MaxAge: h.cfg.AssetsMaxAge, ETag: h.cfg.ETag}, notFound)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isSocket(r) {
 			notFound(w, r)
