@@ -292,6 +292,31 @@ func TestBlueprintConformance(t *testing.T) {
 							t.Errorf("unpopulated owner should read as its id: %s", raw)
 						}
 					}},
+					// select without the foreign key still populates it, as
+					// Waterline selects the key of every populated singular
+					// association; collections are populated too.
+					{method: "GET", path: "/pet?select=name", status: 200, check: func(t *testing.T, v any, raw string) {
+						rec, _ := v.([]any)[0].(map[string]any)
+						if owner, _ := rec["owner"].(map[string]any); owner["name"] != "Anne" || rec["createdAt"] != nil || rec["tags"] == nil {
+							t.Errorf("select=name = %s, want id, name, owner populated (Anne) and tags", raw)
+						}
+					}},
+					{method: "GET", path: "/pet/1?select=name", status: 200, check: func(t *testing.T, v any, raw string) {
+						if owner, _ := field(t, v, "owner").(map[string]any); owner["name"] != "Anne" {
+							t.Errorf("findOne select=name = %s, want owner populated (Anne)", raw)
+						}
+					}},
+					{method: "GET", path: "/pet?select=name&populate=owner", status: 200, check: func(t *testing.T, v any, raw string) {
+						rec, _ := v.([]any)[0].(map[string]any)
+						if owner, _ := rec["owner"].(map[string]any); owner["name"] != "Anne" || len(rec) != 3 {
+							t.Errorf("select=name&populate=owner = %s, want id, name and owner populated (Anne)", raw)
+						}
+					}},
+					{method: "GET", path: "/pet?select=name&populate=false", status: 200, check: func(t *testing.T, v any, raw string) {
+						if rec, _ := v.([]any)[0].(map[string]any); len(rec) != 2 {
+							t.Errorf("select=name&populate=false = %s, want id and name only", raw)
+						}
+					}},
 					{method: "GET", path: "/user/1/pets", status: 200, check: wantLen(1)},
 					{method: "GET", path: "/user/999/pets", status: 404},
 					{method: "PATCH", path: "/pet/1", body: `{"owner":null}`, status: 200, check: wantField("owner", nil)},
