@@ -231,6 +231,22 @@ func TestBlueprintConformance(t *testing.T) {
 							t.Errorf("sort age ASC first = %s, want Bo", raw)
 						}
 					}},
+					{method: "GET", path: `/user?sort=[{"name":"DESC"}]&limit=1`, status: 200, check: func(t *testing.T, v any, raw string) {
+						if !strings.Contains(raw, `"name":"Bo"`) {
+							t.Errorf("sort [{name: DESC}] first = %s, want Bo", raw)
+						}
+					}},
+					{method: "GET", path: `/user?sort={"name":-1}&limit=1`, status: 200, check: func(t *testing.T, v any, raw string) {
+						if !strings.Contains(raw, `"name":"Bo"`) {
+							t.Errorf("sort {name: -1} first = %s, want Bo", raw)
+						}
+					}},
+					// A bare {"name": "DESC"} was meant for an array: Waterline says so.
+					{method: "GET", path: `/user?sort={"name":"DESC"}`, status: 400, check: all(wantCode("E_INVALID_CRITERIA"), func(t *testing.T, v any, _ string) {
+						if d, _ := field(t, v, "details").(string); !strings.Contains(d, "you might need to wrap this in an array, because instead, got: { name: 'DESC' }") {
+							t.Errorf("details %q do not give Waterline's hint", d)
+						}
+					})},
 					{method: "GET", path: "/user?select=name&populate=false", status: 200, check: func(t *testing.T, v any, raw string) {
 						rec := v.([]any)[0]
 						if n := len(rec.(map[string]any)); n != 2 {
