@@ -197,3 +197,38 @@ func TestAssetsETag(t *testing.T) {
 		t.Errorf("GET /notime.js = %d, ETag %q; want 200 without one", a.status, a.etag)
 	}
 }
+
+// BenchmarkETag measures what ETags cost: the same GET requests through the
+// handler of two identical petshop apps (SQLite), one with ETags and one
+// without (Options.NoETag), taken in turns of 50 requests so that the
+// machine's drift falls on both alike. It reports each side's ns per
+// request and their ratio:
+//
+//	go test -run '^$' -bench ETag -count 5 .
+func BenchmarkETag(b *testing.B) {
+	on := seedPetshop(b, petshopTuned(b, nil, nil))
+	off := seedPetshop(b, petshopTuned(b, nil, func(o *skiff.Options) { o.NoETag = true }))
+	for _, path := range []string{"/pet/42", "/pet?limit=30", "/product?limit=30"} {
+		b.Run(strings.TrimPrefix(path, "/"), func(b *testing.B) {
+			const turn = 50
+			var tOn, tOff time.Duration
+			n := 0
+			for b.Loop() {
+				for _, side := range []struct {
+					h http.Handler
+					t *time.Duration
+				}{{on, &tOn}, {off, &tOff}} {
+					start := time.Now()
+					for range turn {
+						serveOK(b, side.h, http.MethodGet, path, "")
+					}
+					*side.t += time.Since(start)
+				}
+				n += turn
+			}
+			b.ReportMetric(float64(tOn.Nanoseconds())/float64(n), "ns-on/req")
+			b.ReportMetric(float64(tOff.Nanoseconds())/float64(n), "ns-off/req")
+			b.ReportMetric(float64(tOn)/float64(tOff), "on/off")
+		})
+	}
+}
