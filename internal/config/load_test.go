@@ -49,7 +49,7 @@ func TestLoadEmptyApp(t *testing.T) {
 		Datastores: map[string]map[string]any{"default": {"adapter": "sqlite"}},
 		Security:   map[string]any{}, Sockets: map[string]any{}, Session: map[string]any{},
 		Policies: map[string]any{}, HTTP: map[string]any{},
-		BodyLimit: 1 << 20,
+		BodyLimit: 1 << 20, ETag: true,
 	}
 	if diff := cmp.Diff(want, a); diff != "" {
 		t.Errorf("Load(empty) mismatch (-want +got):\n%s", diff)
