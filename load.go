@@ -128,6 +128,7 @@ func LoadApp(ctx context.Context, dir, env string, environ []string) (*Options, 
 		opts.Assets = assets.Dir(filepath.Join(dir, "assets"))
 	}
 	opts.AssetsMaxAge = cfg.AssetsMaxAge
+	opts.NoETag = !cfg.ETag
 	openers := Adapters()
 	for name, dc := range cfg.Datastores {
 		adapter, _ := dc["adapter"].(string)

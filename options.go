@@ -121,6 +121,11 @@ type Options struct {
 	// http.cache). 0 makes them revalidate every time, with
 	// If-Modified-Since.
 	AssetsMaxAge time.Duration
+	// NoETag turns off ETags (http.etag: false). By default, as Express in
+	// Sails, blueprint answers to GET and HEAD over HTTP and static files
+	// carry a weak ETag, and a request whose If-None-Match names it gets
+	// 304 Not Modified without a body.
+	NoETag bool
 }
 
 // LevelSilent is the log level of log.level: silent: no record reaches it.

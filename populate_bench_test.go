@@ -150,6 +150,13 @@ func serveOK(b testing.TB, h http.Handler, method, path, body string) {
 // unless environ (SKIFF_* overrides) points it elsewhere.
 func petshop(b *testing.B, environ []string) http.Handler {
 	b.Helper()
+	return petshopTuned(b, environ, nil)
+}
+
+// petshopTuned is petshop with its options edited by tune (when not nil)
+// before the app starts.
+func petshopTuned(b *testing.B, environ []string, tune func(*skiff.Options)) http.Handler {
+	b.Helper()
 	dir := b.TempDir()
 	if err := os.CopyFS(dir, os.DirFS("examples/petshop")); err != nil {
 		b.Fatal(err)
@@ -159,6 +166,9 @@ func petshop(b *testing.B, environ []string) http.Handler {
 	opts, err := skiff.LoadApp(ctx, dir, "development", environ)
 	if err != nil {
 		b.Fatal(err)
+	}
+	if tune != nil {
+		tune(opts)
 	}
 	app, err := skiff.New(ctx, *opts)
 	if err != nil {
@@ -172,7 +182,12 @@ func petshop(b *testing.B, environ []string) http.Handler {
 // each and 100 tags with 10 pets each.
 func petshopWithData(b *testing.B, environ []string) http.Handler {
 	b.Helper()
-	h := petshop(b, environ)
+	return seedPetshop(b, petshop(b, environ))
+}
+
+// seedPetshop adds petshopWithData's records to the petshop app h.
+func seedPetshop(b *testing.B, h http.Handler) http.Handler {
+	b.Helper()
 	for i := 1; i <= 100; i++ {
 		serveOK(b, h, http.MethodPost, "/product", fmt.Sprintf(`{"name":"Product %d","sku":"sku-%d","price":%d}`, i, i, i))
 		serveOK(b, h, http.MethodPost, "/user", fmt.Sprintf(`{"name":"User %d","email":"user%d@example.com"}`, i, i))

@@ -142,6 +142,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		AssetsMaxAge: opts.AssetsMaxAge,
 		BeforeRouter: beforeRouter,
 		AfterRouter:  afterRouter,
+		ETag:         !opts.NoETag,
 	})
 	if err != nil {
 		_ = sec.Close()

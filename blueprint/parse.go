@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"mime"
+	"net/http"
 	"strings"
 
 	"github.com/skiffhq/skiff/model"
@@ -272,17 +274,24 @@ func populateDefault(a *model.Attribute) any {
 }
 
 // replaceIDs reads the new members of replace: a bare JSON array body,
-// {"fks": [...]}, or on the shortcut route ?fks=[...] / ?<alias>=[...].
+// {"fks": [...]}, or ?fks=[...] / ?<alias>=[...] in the query string (the
+// shortcut route's form). A url-encoded or multipart body is never read for
+// them: Sails takes the ids from an array body only, so `pets=[6]` sent as
+// a form must not replace anything (it is 400, as in Sails, unless the
+// query string carries the ids).
 func replaceIDs(r *Request) ([]any, error) {
+	form := formBody(r.HTTP)
 	switch b := r.Body.(type) {
 	case []any:
 		return b, nil
 	case map[string]any:
-		if v, ok := b["fks"]; ok {
-			return idList(v)
-		}
-		if v, ok := b[r.Alias]; ok {
-			return idList(v)
+		if !form {
+			if v, ok := b["fks"]; ok {
+				return idList(v)
+			}
+			if v, ok := b[r.Alias]; ok {
+				return idList(v)
+			}
 		}
 	}
 	for _, key := range []string{"fks", r.Alias} {
@@ -290,8 +299,28 @@ func replaceIDs(r *Request) ([]any, error) {
 			return idList(v)
 		}
 	}
+	if form {
+		return nil, &model.Error{Kind: model.Invalid, Code: model.CodeInvalidAssociatedIDs,
+			Msg: fmt.Sprintf("replace takes the new members of `%s` as a JSON array of primary keys in the body "+
+				"(Content-Type: application/json, for example `[1, 2]`), or as ?%s=[1,2] in the query string; "+
+				"a url-encoded or multipart body cannot carry them", r.Alias, r.Alias)}
+	}
 	return nil, &model.Error{Kind: model.Invalid, Code: model.CodeInvalidAssociatedIDs,
 		Msg: "replace needs the new members: send a JSON array of primary keys as the body, or {\"fks\": [...]}"}
+}
+
+// formBody reports whether r's body was url-encoded or multipart (nil r,
+// a call from Go, has none).
+func formBody(r *http.Request) bool {
+	if r == nil {
+		return false
+	}
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil {
+		mt, _, _ = strings.Cut(r.Header.Get("Content-Type"), ";")
+		mt = strings.ToLower(strings.TrimSpace(mt))
+	}
+	return mt == "application/x-www-form-urlencoded" || mt == "multipart/form-data"
 }
 
 func idList(v any) ([]any, error) {

@@ -2,6 +2,7 @@ package criteria
 
 import (
 	"math"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -217,11 +218,26 @@ func NormalizeSort(raw any, m *model.Model) ([]Sort, error) {
 			names = append(names, k)
 		}
 		sort.Strings(names)
-		if !inArray && len(o) > 1 {
+		if !inArray {
+			// Waterline's normalizeSortClause: a bare dictionary is read
+			// Mongo-style (1 / -1) only; a single "ASC"/"DESC" pair
+			// was meant for an array. Its words, through forgeStageTwoQuery.
 			for _, n := range names {
-				if _, isNum := o[n].(float64); !isNum {
-					return invalid("A sort dictionary with several keys must use 1/-1 values; use an array instead.")
+				switch v := o[n].(type) {
+				case string:
+					if len(o) == 1 {
+						return invalid("%s", "Could not use the provided `sort` clause: The `sort` clause in the provided criteria is invalid.  "+
+							"If specified, it should be either a string like `'fullName DESC'`, or an array like `[ { fullName: 'DESC' } ]`.  "+
+							"But it looks like you might need to wrap this in an array, because instead, got: "+inspectDict(o, names))
+					}
+				case float64:
+					if v == 1 || v == -1 {
+						continue
+					}
 				}
+				return invalid("%s", "Could not use the provided `sort` clause: The `sort` clause in the provided criteria is invalid.  "+
+					"If specified as a dictionary, it should use Mongo-esque semantics, using -1 and 1 for the sort direction  "+
+					"(something like `{ fullName: -1, rank: 1 }`).  But instead, got: "+inspectDict(o, names))
 			}
 		}
 		for _, n := range names {
@@ -283,6 +299,56 @@ func NormalizeSort(raw any, m *model.Model) ([]Sort, error) {
 	}
 	return keys, nil
 }
+
+// inspectDict renders a flat dictionary as Node's util.inspect does in
+// Waterline's messages: { name: 'DESC', 'first name': 1 }. keys gives the
+// order.
+func inspectDict(o map[string]any, keys []string) string {
+	if len(keys) == 0 {
+		return "{}"
+	}
+	// util.inspect picks the first quote the string does not contain.
+	quote := func(s string) string {
+		s = strings.ReplaceAll(s, `\`, `\\`)
+		for _, q := range []string{"'", `"`, "`"} {
+			if !strings.Contains(s, q) {
+				return q + s + q
+			}
+		}
+		return "'" + strings.ReplaceAll(s, "'", `\'`) + "'"
+	}
+	var b strings.Builder
+	b.WriteString("{ ")
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if jsIdentifier.MatchString(k) {
+			b.WriteString(k)
+		} else {
+			b.WriteString(quote(k))
+		}
+		b.WriteString(": ")
+		switch v := o[k].(type) {
+		case string:
+			b.WriteString(quote(v))
+		case nil:
+			b.WriteString("null")
+		case float64:
+			b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+		case bool:
+			b.WriteString(strconv.FormatBool(v))
+		case []any:
+			b.WriteString("[Array]")
+		default:
+			b.WriteString("[Object]")
+		}
+	}
+	b.WriteString(" }")
+	return b.String()
+}
+
+var jsIdentifier = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
 
 func checkSortAttr(attr string, m *model.Model) error {
 	if strings.Contains(attr, ".") {

@@ -77,6 +77,10 @@ func TestNormalize(t *testing.T) {
 		{`{"sort":"name desc"}`, &criteria.Criteria{Limit: criteria.Unlimited, Sort: []criteria.Sort{{Attr: "name", Desc: true}}}},
 		{`{"sort":["age", {"name":"DESC"}]}`, &criteria.Criteria{Limit: criteria.Unlimited, Sort: []criteria.Sort{{Attr: "age"}, {Attr: "name", Desc: true}}}},
 		{`{"sort":{"name":-1}}`, &criteria.Criteria{Limit: criteria.Unlimited, Sort: []criteria.Sort{{Attr: "name", Desc: true}}}},
+		{`{"sort":{"name":-1,"age":1}}`, &criteria.Criteria{Limit: criteria.Unlimited, Sort: []criteria.Sort{{Attr: "age"}, {Attr: "name", Desc: true}}}},
+		{`{"sort":{}}`, &criteria.Criteria{Limit: criteria.Unlimited}},
+		{`{"sort":[{"name":"DESC"}]}`, &criteria.Criteria{Limit: criteria.Unlimited, Sort: []criteria.Sort{{Attr: "name", Desc: true}}}},
+		{`{"sort":["name DESC"]}`, &criteria.Criteria{Limit: criteria.Unlimited, Sort: []criteria.Sort{{Attr: "name", Desc: true}}}},
 		{`{"select":["name"]}`, &criteria.Criteria{Limit: criteria.Unlimited, Select: []string{"id", "name"}}},
 		{`{"select":["*"]}`, &criteria.Criteria{Limit: criteria.Unlimited}},
 		{`{"omit":["name","pets"]}`, &criteria.Criteria{Limit: criteria.Unlimited, Omit: []string{"name"}}},
@@ -122,6 +126,9 @@ func TestNormalizeErrors(t *testing.T) {
 		`{"sort":"name ASC, age DESC"}`,
 		`{"sort":["name","name"]}`,
 		`{"sort":"pets"}`,
+		`{"sort":{"name":"DESC"}}`,
+		`{"sort":{"name":"ASC","age":"DESC"}}`,
+		`{"sort":{"name":2}}`,
 		`{"select":["bogus"]}`,
 		`{"select":["pets"]}`,
 		`{"omit":["id"]}`,
@@ -135,6 +142,31 @@ func TestNormalizeErrors(t *testing.T) {
 		}
 		if e, _ := model.AsError(err); e.Code != model.CodeInvalidCriteria {
 			t.Errorf("Normalize(%s) code = %q, want %s", in, e.Code, model.CodeInvalidCriteria)
+		}
+	}
+}
+
+// TestSortDictionaryMessages checks Waterline's own words for a sort
+// dictionary that is not Mongo-style (normalizeSortClause, as
+// forgeStageTwoQuery wraps it).
+func TestSortDictionaryMessages(t *testing.T) {
+	m := testModel()
+	tests := []struct{ in, want string }{
+		{`{"sort":{"name":"DESC"}}`, "Could not use the provided `sort` clause: The `sort` clause in the provided criteria is invalid.  " +
+			"If specified, it should be either a string like `'fullName DESC'`, or an array like `[ { fullName: 'DESC' } ]`.  " +
+			"But it looks like you might need to wrap this in an array, because instead, got: { name: 'DESC' }"},
+		{`{"sort":{"first name":"it's"}}`, "Could not use the provided `sort` clause: The `sort` clause in the provided criteria is invalid.  " +
+			"If specified, it should be either a string like `'fullName DESC'`, or an array like `[ { fullName: 'DESC' } ]`.  " +
+			"But it looks like you might need to wrap this in an array, because instead, got: { 'first name': \"it's\" }"},
+		{`{"sort":{"name":"ASC","age":-1}}`, "Could not use the provided `sort` clause: The `sort` clause in the provided criteria is invalid.  " +
+			"If specified as a dictionary, it should use Mongo-esque semantics, using -1 and 1 for the sort direction  " +
+			"(something like `{ fullName: -1, rank: 1 }`).  But instead, got: { age: -1, name: 'ASC' }"},
+	}
+	for _, tt := range tests {
+		_, err := criteria.Normalize(decode(t, tt.in), m)
+		e, ok := model.AsError(err)
+		if !ok || e.Code != model.CodeInvalidCriteria || e.Msg != tt.want {
+			t.Errorf("Normalize(%s) = %v\nwant E_INVALID_CRITERIA: %s", tt.in, err, tt.want)
 		}
 	}
 }

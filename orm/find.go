@@ -3,6 +3,7 @@ package orm
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/skiffhq/skiff/criteria"
 	"github.com/skiffhq/skiff/datastore"
@@ -27,6 +28,7 @@ func (o *ORM) Find(ctx context.Context, m *model.Model, c *criteria.Criteria, po
 	if c.Noop {
 		return []model.Record{}, nil
 	}
+	c = selectPopulatedKeys(m, c, pops)
 	rows, err := o.adapter(ctx, e).Find(ctx, e.query(c))
 	if err != nil {
 		return nil, fmt.Errorf("find %s: %w", m.Identity, err)
@@ -37,6 +39,33 @@ func (o *ORM) Find(ctx context.Context, m *model.Model, c *criteria.Criteria, po
 	}
 	omit(recs, c.Omit)
 	return recs, nil
+}
+
+// selectPopulatedKeys returns c with the singular associations of pops
+// added to an explicit select, as Waterline's stage-three query adds their
+// foreign keys: the key is what populating reads, so select=name still
+// answers each record's owner populated. c itself is left as it is.
+func selectPopulatedKeys(m *model.Model, c *criteria.Criteria, pops []Populate) *criteria.Criteria {
+	if len(c.Select) == 0 {
+		return c
+	}
+	var sel []string
+	for _, p := range pops {
+		a := m.Attributes[p.Attr]
+		if a == nil || a.Assoc == nil || a.Assoc.Kind != model.BelongsTo || slices.Contains(c.Select, p.Attr) {
+			continue
+		}
+		if sel == nil {
+			sel = slices.Clip(c.Select)
+		}
+		sel = appendMissing(sel, p.Attr)
+	}
+	if sel == nil {
+		return c
+	}
+	with := *c
+	with.Select = sel
+	return &with
 }
 
 // records maps rows of e's table to records.
@@ -113,6 +142,7 @@ func pinnedKey(m *model.Model, where criteria.Expr) (any, bool) {
 // trip, and dropped when no record matches. The other associations are
 // populated afterwards, as Find populates them.
 func (o *ORM) findByKey(ctx context.Context, m *model.Model, c *criteria.Criteria, pk any, pops []Populate) ([]model.Record, error) {
+	c = selectPopulatedKeys(m, c, pops)
 	k, err := o.keyReads(ctx, m, c, pk, pops)
 	if k == nil || err != nil {
 		return nil, err

@@ -25,18 +25,21 @@ import (
 // with an index.html requested without its trailing slash is redirected
 // (301) to the path with one. Content types come from the file extension
 // (mime.TypeByExtension), else from sniffing the content; Range,
-// If-Modified-Since and HEAD are answered as http.ServeContent does. Files
-// carry "Cache-Control: public, max-age=N", N being maxAge in whole
-// seconds, as serve-static sends. A nil fsys serves nothing.
+// If-Modified-Since, If-None-Match and HEAD are answered as
+// http.ServeContent does. Files carry "Cache-Control: public, max-age=N",
+// N being opts.MaxAge in whole seconds, and with opts.ETag the weak ETag
+// serve-static gives them, as serve-static sends. A request with
+// Cache-Control: no-cache always gets the whole file, as with send's
+// freshness check. A nil fsys serves nothing.
 //
 // The path is cleaned before use, so ".." can never leave fsys; Dir
 // additionally keeps symbolic links inside the folder. The handler is safe
 // for concurrent use when fsys is.
-func Handler(fsys fs.FS, maxAge time.Duration, next http.Handler) http.Handler {
+func Handler(fsys fs.FS, opts Options, next http.Handler) http.Handler {
 	if fsys == nil {
 		return next
 	}
-	cacheControl := "public, max-age=" + strconv.FormatInt(int64(max(maxAge, 0)/time.Second), 10)
+	cacheControl := "public, max-age=" + strconv.FormatInt(int64(max(opts.MaxAge, 0)/time.Second), 10)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			next.ServeHTTP(w, r)
@@ -73,13 +76,25 @@ func Handler(fsys fs.FS, maxAge time.Duration, next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		serveFile(w, r, fsys, name, cacheControl, next)
+		serveFile(w, r, fsys, name, cacheControl, opts.ETag, next)
 	})
+}
+
+// Options tune Handler.
+type Options struct {
+	// MaxAge is the Cache-Control max-age of every file (Sails' http.cache).
+	MaxAge time.Duration
+	// ETag gives files serve-static's weak ETag, W/"<size>-<mtime>" (both
+	// in hex, the time in milliseconds), so that If-None-Match can be
+	// answered with 304. Files without a modification time (embed.FS) get
+	// none: their size alone would call a changed file of the same size
+	// unchanged.
+	ETag bool
 }
 
 // serveFile answers with the regular file name, or passes r to next when it
 // cannot be opened after all (removed meanwhile).
-func serveFile(w http.ResponseWriter, r *http.Request, fsys fs.FS, name, cacheControl string, next http.Handler) {
+func serveFile(w http.ResponseWriter, r *http.Request, fsys fs.FS, name, cacheControl string, etag bool, next http.Handler) {
 	f, err := fsys.Open(name)
 	if err != nil {
 		next.ServeHTTP(w, r)
@@ -92,6 +107,10 @@ func serveFile(w http.ResponseWriter, r *http.Request, fsys fs.FS, name, cacheCo
 		return
 	}
 	w.Header().Set("Cache-Control", cacheControl)
+	if etag && !fi.ModTime().IsZero() {
+		w.Header().Set("Etag", statTag(fi.Size(), fi.ModTime()))
+	}
+	r = unconditional(r)
 	if rs, ok := f.(io.ReadSeeker); ok {
 		// Not http.ServeFileFS: it would redirect /index.html to ./, where
 		// serve-static serves the file.
@@ -99,6 +118,38 @@ func serveFile(w http.ResponseWriter, r *http.Request, fsys fs.FS, name, cacheCo
 		return
 	}
 	http.ServeFileFS(w, r, fsys, name) // an fs.FS whose files cannot seek
+}
+
+// statTag is the etag package's tag of a file's stats, weak, as send sets
+// it: W/"<size in hex>-<modification time in milliseconds, in hex>".
+func statTag(size int64, mtime time.Time) string {
+	b := make([]byte, 0, 40)
+	b = append(b, `W/"`...)
+	b = strconv.AppendInt(b, size, 16)
+	b = append(b, '-')
+	b = strconv.AppendInt(b, mtime.UnixMilli(), 16)
+	return string(append(b, '"'))
+}
+
+// unconditional returns r without If-None-Match and If-Modified-Since when
+// it carries Cache-Control: no-cache (a browser's reload), which send's
+// freshness check (the fresh package) reads as "send it all"; otherwise r
+// itself.
+func unconditional(r *http.Request) *http.Request {
+	if r.Header.Get("If-None-Match") == "" && r.Header.Get("If-Modified-Since") == "" {
+		return r
+	}
+	for _, cc := range r.Header.Values("Cache-Control") {
+		for directive := range strings.SplitSeq(cc, ",") {
+			if strings.TrimSpace(directive) == "no-cache" {
+				r2 := r.Clone(r.Context())
+				r2.Header.Del("If-None-Match")
+				r2.Header.Del("If-Modified-Since")
+				return r2
+			}
+		}
+	}
+	return r
 }
 
 // fileName turns a URL path into a name for fsys ("." for the root). It

@@ -45,7 +45,7 @@ func serve(t *testing.T, h http.Handler, method, target string) *httptest.Respon
 }
 
 func TestHandlerServesFiles(t *testing.T) {
-	h := assets.Handler(testFS(), 0, next)
+	h := assets.Handler(testFS(), assets.Options{}, next)
 	tests := []struct {
 		target, wantType, wantBody string
 	}{
@@ -73,7 +73,7 @@ func TestHandlerServesFiles(t *testing.T) {
 }
 
 func TestHandlerHead(t *testing.T) {
-	rec := serve(t, assets.Handler(testFS(), 0, next), http.MethodHead, "/js/app.js")
+	rec := serve(t, assets.Handler(testFS(), assets.Options{}, next), http.MethodHead, "/js/app.js")
 	if rec.Code != http.StatusOK || rec.Body.Len() != 0 || rec.Header().Get("Content-Length") != "14" {
 		t.Errorf("HEAD /js/app.js = %d, body %q, Content-Length %q; want 200, no body, 14",
 			rec.Code, rec.Body, rec.Header().Get("Content-Length"))
@@ -81,7 +81,7 @@ func TestHandlerHead(t *testing.T) {
 }
 
 func TestHandlerPassesOn(t *testing.T) {
-	h := assets.Handler(testFS(), 0, next)
+	h := assets.Handler(testFS(), assets.Options{}, next)
 	tests := []struct {
 		method, target string
 	}{
@@ -110,7 +110,7 @@ func TestHandlerPassesOn(t *testing.T) {
 }
 
 func TestHandlerRedirectsDirectories(t *testing.T) {
-	h := assets.Handler(testFS(), 0, next)
+	h := assets.Handler(testFS(), assets.Options{}, next)
 	rec := serve(t, h, http.MethodGet, "/docs?x=1")
 	if rec.Code != http.StatusMovedPermanently || rec.Header().Get("Location") != "/docs/?x=1" {
 		t.Errorf("GET /docs?x=1 = %d Location %q, want 301 /docs/?x=1", rec.Code, rec.Header().Get("Location"))
@@ -127,20 +127,20 @@ func TestHandlerCacheControl(t *testing.T) {
 		{90 * time.Second, "public, max-age=90"},
 		{-time.Second, "public, max-age=0"},
 	} {
-		rec := serve(t, assets.Handler(testFS(), tt.maxAge, next), http.MethodGet, "/js/app.js")
+		rec := serve(t, assets.Handler(testFS(), assets.Options{MaxAge: tt.maxAge}, next), http.MethodGet, "/js/app.js")
 		if got := rec.Header().Get("Cache-Control"); got != tt.want {
 			t.Errorf("maxAge %v: Cache-Control = %q, want %q", tt.maxAge, got, tt.want)
 		}
 	}
 	// The 404 behind the files is not marked cacheable.
-	rec := serve(t, assets.Handler(testFS(), time.Hour, next), http.MethodGet, "/missing.js")
+	rec := serve(t, assets.Handler(testFS(), assets.Options{MaxAge: time.Hour}, next), http.MethodGet, "/missing.js")
 	if got := rec.Header().Get("Cache-Control"); got != "" {
 		t.Errorf("GET /missing.js Cache-Control = %q, want none", got)
 	}
 }
 
 func TestHandlerNilFS(t *testing.T) {
-	rec := serve(t, assets.Handler(nil, 0, next), http.MethodGet, "/")
+	rec := serve(t, assets.Handler(nil, assets.Options{}, next), http.MethodGet, "/")
 	if rec.Code != http.StatusTeapot {
 		t.Errorf("GET / with no files = %d, want the next handler's answer", rec.Code)
 	}
@@ -167,7 +167,7 @@ func TestDirStaysInside(t *testing.T) {
 	if err := os.Symlink(root, filepath.Join(public, "sub", "up")); err != nil {
 		t.Fatal(err)
 	}
-	h := assets.Handler(assets.Dir(public), 0, next)
+	h := assets.Handler(assets.Dir(public), assets.Options{}, next)
 
 	if rec := serve(t, h, http.MethodGet, "/ok.txt"); rec.Code != http.StatusOK || rec.Body.String() != "ok" {
 		t.Fatalf("GET /ok.txt = %d %q, want 200 ok", rec.Code, rec.Body)

@@ -85,6 +85,9 @@ type App struct {
 	// AssetsMaxAge is http.cache, how long browsers may keep a static file
 	// without asking again; 0 when unset.
 	AssetsMaxAge time.Duration
+	// ETag is http.etag: whether answers carry ETags (true unless set to
+	// false).
+	ETag bool
 	// CSRF is security.csrf.
 	CSRF bool
 	// SessionSettings, ServerSettings and SocketSettings are the session

@@ -60,6 +60,8 @@ func TestLoadErrors(t *testing.T) {
 
 		{"prefix not a string", cfg("blueprints: {prefix: 1}"), "", nil, config.ErrInvalid, []string{"blueprints.prefix"}},
 		{"flag not a bool", cfg("blueprints: {shortcuts: 'yes'}"), "", nil, config.ErrInvalid, []string{"blueprints.shortcuts"}},
+		{"etag not a bool", cfg("http: {etag: weak}"), "", nil, config.ErrInvalid, []string{"http.etag", "true or false"}},
+		{"etag env not a bool", nil, "", map[string]string{"SKIFF_HTTP__ETAG": "off"}, config.ErrInvalid, []string{"SKIFF_HTTP__ETAG"}},
 		{"csrf object", cfg("security: {csrf: {routesDisabled: x}}"), "", nil, config.ErrInvalid, []string{"security.csrf"}},
 		{"section not a map", cfg("blueprints: true"), "", nil, config.ErrInvalid, []string{"blueprints"}},
 		{"datastore not a map", cfg("datastores: {default: sqlite}"), "", nil, config.ErrInvalid, []string{"datastores.default"}},

@@ -49,8 +49,8 @@ func TestLoadEmptyApp(t *testing.T) {
 		Datastores: map[string]map[string]any{"default": {"adapter": "sqlite"}},
 		Security:   map[string]any{}, Sockets: map[string]any{}, Session: map[string]any{},
 		Policies: map[string]any{}, HTTP: map[string]any{},
-		BodyLimit: 1 << 20,
-		Custom:    map[string]any{}, MiddlewareSettings: map[string]any{},
+		BodyLimit: 1 << 20, ETag: true,
+		Custom: map[string]any{}, MiddlewareSettings: map[string]any{},
 	}
 	if diff := cmp.Diff(want, a); diff != "" {
 		t.Errorf("Load(empty) mismatch (-want +got):\n%s", diff)
@@ -222,6 +222,27 @@ func TestAssetsMaxAge(t *testing.T) {
 		a := mustLoad(t, map[string]string{"config/http.yaml": tt.config}, "", nil)
 		if a.AssetsMaxAge != tt.want {
 			t.Errorf("Load(%q).AssetsMaxAge = %v, want %v", tt.config, a.AssetsMaxAge, tt.want)
+		}
+	}
+}
+
+func TestETag(t *testing.T) {
+	tests := []struct {
+		config string
+		vars   map[string]string
+		want   bool
+	}{
+		{"", nil, true},
+		{"http: {etag: true}", nil, true},
+		{"http: {etag: ~}", nil, true},
+		{"http: {etag: false}", nil, false},
+		{"", map[string]string{"SKIFF_HTTP__ETAG": "false"}, false},
+		{"http: {etag: false}", map[string]string{"SKIFF_HTTP__ETAG": "true"}, true},
+	}
+	for _, tt := range tests {
+		a := mustLoad(t, map[string]string{"config/http.yaml": tt.config}, "", tt.vars)
+		if a.ETag != tt.want {
+			t.Errorf("Load(%q, %v).ETag = %v, want %v", tt.config, tt.vars, a.ETag, tt.want)
 		}
 	}
 }

@@ -124,6 +124,7 @@ func appSchema() *schema {
 	http := mapping(map[string]*schema{
 		"bodyLimit": nil, "middleware": middleware, "trustProxy": nil, "cache": nil, "bodyParser": nil,
 		"readHeaderTimeout": nil, "readTimeout": nil, "writeTimeout": nil, "idleTimeout": nil, "maxHeaderBytes": nil,
+		"etag": boolean,
 	})
 
 	http.refused = map[string]string{

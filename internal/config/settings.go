@@ -57,6 +57,10 @@ func build(src string, tree *omap, env string) (*App, error) {
 			return nil, fmt.Errorf("%s: http.cache: %w", src, err)
 		}
 	}
+	app.ETag = true
+	if v, ok := app.HTTP["etag"].(bool); ok {
+		app.ETag = v // the schema let only true or false through
+	}
 	app.BodyLimit = defaultBodyLimit
 	if v, ok := app.HTTP["bodyLimit"]; ok {
 		if app.BodyLimit, err = parseSize(v); err != nil {

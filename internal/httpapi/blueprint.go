@@ -56,7 +56,7 @@ func (h *handler) handleBlueprint(br blueprintRoute) http.Handler {
 			h.errors.write(w, r, err)
 			return
 		}
-		h.writeBody(w, res.Status, res.Body)
+		h.writeBody(w, r, res.Status, res.Body)
 	})
 }
 
@@ -64,13 +64,18 @@ func (h *handler) handleBlueprint(br blueprintRoute) http.Handler {
 // does not pin its memory.
 const maxPooledBody = 1 << 20
 
-// writeBody is writeJSON on a recycled buffer.
-func (h *handler) writeBody(w http.ResponseWriter, status int, v any) {
+// writeBody is writeJSON on a recycled buffer, with an ETag (and 304 when
+// the client's copy is current) where Express would revalidate one.
+func (h *handler) writeBody(w http.ResponseWriter, r *http.Request, status int, v any) {
 	bp, _ := h.bodies.Get().(*[]byte)
 	if bp == nil {
 		bp = new([]byte)
 	}
-	*bp = writeJSONBuffer(w, status, v, *bp)
+	var tagFor *http.Request
+	if h.cfg.ETag && wantsETag(r, status) {
+		tagFor = r
+	}
+	*bp = writeJSONBuffer(w, status, v, *bp, tagFor)
 	if cap(*bp) <= maxPooledBody {
 		h.bodies.Put(bp)
 	}

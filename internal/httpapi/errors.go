@@ -77,12 +77,15 @@ func writeText(w http.ResponseWriter, status int, body string) {
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	writeJSONBuffer(w, status, v, make([]byte, 0, 1024))
+	writeJSONBuffer(w, status, v, make([]byte, 0, 1024), nil)
 }
 
 // writeJSONBuffer is writeJSON encoding into buf, and returns the buffer
-// (grown as needed) for reuse.
-func writeJSONBuffer(w http.ResponseWriter, status int, v any, buf []byte) []byte {
+// (grown as needed) for reuse. With tagFor set, the answer carries
+// Express's weak ETag of its body and, when tagFor's validators match it,
+// is 304 Not Modified without a body or Content-Type, as Express's res.send
+// answers.
+func writeJSONBuffer(w http.ResponseWriter, status int, v any, buf []byte, tagFor *http.Request) []byte {
 	// Express's res.json does not escape <, > and & either (appendJSON
 	// never does).
 	body, err := appendJSON(buf[:0], v)
@@ -91,6 +94,14 @@ func writeJSONBuffer(w http.ResponseWriter, status int, v any, buf []byte) []byt
 		return body
 	}
 	body = append(body, '\n')
+	if tagFor != nil {
+		etag := weakETag(body)
+		w.Header()["Etag"] = []string{etag}
+		if fresh(tagFor.Header, etag) {
+			w.WriteHeader(http.StatusNotModified)
+			return body
+		}
+	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
 	_, _ = w.Write(body)

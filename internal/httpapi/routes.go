@@ -79,6 +79,10 @@ type Config struct {
 	// only, as Sails runs no HTTP middleware for socket requests. nil
 	// means none.
 	BeforeRouter, AfterRouter func(http.Handler) http.Handler
+	// ETag gives blueprint answers to GET and HEAD, and static files, a
+	// weak ETag and answers a matching If-None-Match with 304, as Express
+	// does (http.etag).
+	ETag bool
 }
 
 type handler struct {
@@ -172,7 +176,7 @@ func (h *handler) unmatched() http.Handler {
 	notFound := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeText(w, http.StatusNotFound, "Not Found")
 	})
-	files := httpOnly(h.cfg.AfterRouter, assets.Handler(h.cfg.Assets, h.cfg.AssetsMaxAge, notFound))
+	files := httpOnly(h.cfg.AfterRouter, assets.Handler(h.cfg.Assets, assets.Options{MaxAge: h.cfg.AssetsMaxAge, ETag: h.cfg.ETag}, notFound))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isSocket(r) {
 			notFound(w, r)
