@@ -2,6 +2,7 @@ package skiff
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -16,7 +17,7 @@ import (
 // middleware the order does not name, and a middleware setting that names
 // no Go middleware.
 func appMiddleware(o *Options) (before, after func(http.Handler) http.Handler, err error) {
-	for _, k := range sortedNames(o.MiddlewareSettings) {
+	for _, k := range slices.Sorted(maps.Keys(o.MiddlewareSettings)) {
 		if o.Middleware[k] == nil {
 			return nil, nil, fmt.Errorf("http.middleware.%s: Skiff cannot run JavaScript middleware: "+
 				"register a Go middleware named %q (Options.Middleware), or remove the setting", k, k)
@@ -26,7 +27,7 @@ func appMiddleware(o *Options) (before, after func(http.Handler) http.Handler, e
 	if order == nil {
 		if len(o.Middleware) > 0 {
 			return nil, nil, fmt.Errorf("middleware %s: name it in http.middleware.order (Options.MiddlewareOrder), or it would never run",
-				strings.Join(sortedNames(o.Middleware), ", "))
+				strings.Join(slices.Sorted(maps.Keys(o.Middleware)), ", "))
 		}
 		return nil, nil, nil
 	}
@@ -50,7 +51,7 @@ func appMiddleware(o *Options) (before, after func(http.Handler) http.Handler, e
 				"Skiff cannot run JavaScript middleware; register a Go middleware under that name (Options.Middleware) or remove it", name)
 		}
 	}
-	for _, name := range sortedNames(o.Middleware) {
+	for _, name := range slices.Sorted(maps.Keys(o.Middleware)) {
 		if !slices.Contains(order, name) {
 			return nil, nil, fmt.Errorf("middleware %q is registered but http.middleware.order does not name it, so it would never run", name)
 		}
@@ -69,13 +70,4 @@ func chain(mws []func(http.Handler) http.Handler) func(http.Handler) http.Handle
 		}
 		return h
 	}
-}
-
-func sortedNames[V any](m map[string]V) []string {
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	return names
 }
