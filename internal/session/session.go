@@ -98,7 +98,7 @@ func New(cfg Config) (*Manager, error) {
 		return nil, fmt.Errorf("session: a store is required")
 	}
 	sm := scs.New()
-	sm.Store = adoptingStore{inner: cfg.Store}
+	sm.Store = adoptingStore{inner: cfg.Store, lifetime: max(cfg.MaxAge, DefaultLifetime)}
 	// A leaked store then does not hand out live session tokens.
 	sm.HashTokenInStore = true
 	sm.Lifetime = DefaultLifetime
@@ -216,20 +216,26 @@ func (m *Manager) Handler(next http.Handler) http.Handler {
 			return
 		}
 		ctx, token, fresh := r.Context(), m.token(r), false
+		st := &loadState{}
 		if m.saveUninitialized {
 			// A session that was never stored keeps the token its cookie
 			// names (see adoptingStore).
-			mode := loadAdopt
+			st.mode = loadAdopt
 			if token == "" {
-				token, fresh, mode = newToken(), true, loadFresh
+				token, fresh, st.mode = newToken(), true, loadFresh
 			}
-			ctx = context.WithValue(ctx, loadKey{}, mode)
 		}
-		ctx, err := m.sm.Load(ctx, token)
+		loaded, err := m.sm.Load(context.WithValue(ctx, loadKey{}, st), token)
+		if err == nil && st.retired && m.saveUninitialized {
+			// The cookie names a session that ended: start afresh.
+			st.mode, st.retired, fresh, token = loadFresh, false, true, newToken()
+			loaded, err = m.sm.Load(context.WithValue(ctx, loadKey{}, st), token)
+		}
 		if err != nil {
 			m.onError(w, r, fmt.Errorf("load session: %w", err))
 			return
 		}
+		ctx = loaded
 		ctx = context.WithValue(ctx, ctxKey{}, &Session{sm: m.sm, ctx: ctx})
 		r = r.WithContext(ctx)
 		sw := &writer{ResponseWriter: w, m: m, r: r, fresh: fresh}

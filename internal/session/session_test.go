@@ -475,3 +475,36 @@ func BenchmarkCookielessRequest(b *testing.B) {
 		})
 	}
 }
+
+// TestEndedSessionTokenNotAdopted: a logout over a socket cannot expire the
+// browser's cookie, so the token it names must not name a session again, or
+// a later login would reach whoever had copied that cookie.
+func TestEndedSessionTokenNotAdopted(t *testing.T) {
+	for _, st := range stores {
+		t.Run(st.name, func(t *testing.T) {
+			h := uninitApp(t, st.open(t), 0)
+			_, c := call(t, h, "/me", "", false)
+			if c == nil {
+				t.Fatal("GET /me without cookie set no cookie")
+			}
+			old := c.Name + "=" + c.Value
+			call(t, h, "/put?id=5", old, true)
+			call(t, h, "/logout", old, true) // over the socket: the browser keeps old
+
+			body, c2 := call(t, h, "/me", old, false)
+			if body != "" || c2 == nil || c2.Value == c.Value {
+				t.Fatalf("GET /me with the ended session's cookie = %q, cookie %v; want an empty session under a new cookie", body, c2)
+			}
+			// A login through the old cookie does not land under it.
+			call(t, h, "/put?id=6", old, true)
+			if body, _ := call(t, h, "/me", old, false); body != "" {
+				t.Errorf("GET /me with the ended session's cookie after a login through it = %q, want empty", body)
+			}
+			fresh := c2.Name + "=" + c2.Value
+			call(t, h, "/put?id=7", fresh, true)
+			if body, _ := call(t, h, "/me", fresh, false); body != "7" {
+				t.Errorf("GET /me with the new cookie after a login = %q, want 7", body)
+			}
+		})
+	}
+}

@@ -21,6 +21,14 @@ import (
 // not know. The store wrapper below hands scs a marker for those tokens,
 // and the codec reads the marker as an empty session.
 
+// A session that ends (Destroy, or RenewToken moving it away) leaves a
+// marker under its old token for as long as a session lives, so that the
+// token never names a session again: after a logout over a socket the
+// browser still holds that cookie, and adopting it would hand a later login
+// to anyone who had copied it. Such a token is treated like a missing
+// cookie: a new one is issued, as express-session does for a session its
+// store no longer has.
+
 // loadMode tells the store wrapper, through the context of Load, how to
 // find the request's token.
 type loadMode uint8
@@ -36,9 +44,20 @@ const (
 
 type loadKey struct{}
 
+// loadState is what the Handler and the store wrapper share about one
+// Load: how to find the token, and whether the store found it retired.
+type loadState struct {
+	mode    loadMode
+	retired bool
+}
+
 // uninitialized is what the store wrapper hands scs for a session that
-// was never stored. No gob stream of scs' session record equals it.
-var uninitialized = []byte("\xffskiff: uninitialized session")
+// was never stored, and retired what it stores for one that ended. No gob
+// stream of scs' session record equals either.
+var (
+	uninitialized = []byte("\xffskiff: uninitialized session")
+	retired       = []byte("\xffskiff: retired session")
+)
 
 // adoptingStore wraps the configured store so that Load keeps the token of
 // a session that was never stored (see loadMode). It always offers scs
@@ -46,13 +65,15 @@ var uninitialized = []byte("\xffskiff: uninitialized session")
 // them.
 type adoptingStore struct {
 	inner scs.Store
+	// lifetime is how long a retired token is remembered.
+	lifetime time.Duration
 }
 
 var _ scs.CtxStore = adoptingStore{}
 
 func (s adoptingStore) FindCtx(ctx context.Context, token string) ([]byte, bool, error) {
-	mode, _ := ctx.Value(loadKey{}).(loadMode)
-	if mode == loadFresh {
+	st, _ := ctx.Value(loadKey{}).(*loadState)
+	if st != nil && st.mode == loadFresh {
 		return uninitialized, true, nil
 	}
 	var (
@@ -65,10 +86,18 @@ func (s adoptingStore) FindCtx(ctx context.Context, token string) ([]byte, bool,
 	} else {
 		b, found, err = s.inner.Find(token)
 	}
-	if err == nil && !found && mode == loadAdopt {
+	switch {
+	case err != nil:
+		return nil, false, err
+	case found && bytes.Equal(b, retired):
+		if st != nil {
+			st.retired = true
+		}
+		return nil, false, nil
+	case !found && st != nil && st.mode == loadAdopt:
 		return uninitialized, true, nil
 	}
-	return b, found, err
+	return b, found, nil
 }
 
 func (s adoptingStore) CommitCtx(ctx context.Context, token string, b []byte, expiry time.Time) error {
@@ -78,11 +107,9 @@ func (s adoptingStore) CommitCtx(ctx context.Context, token string, b []byte, ex
 	return s.inner.Commit(token, b, expiry)
 }
 
+// DeleteCtx retires token rather than forgetting it (see retired).
 func (s adoptingStore) DeleteCtx(ctx context.Context, token string) error {
-	if c, ok := s.inner.(scs.CtxStore); ok {
-		return c.DeleteCtx(ctx, token)
-	}
-	return s.inner.Delete(token)
+	return s.CommitCtx(ctx, token, retired, time.Now().Add(s.lifetime))
 }
 
 func (s adoptingStore) Find(token string) ([]byte, bool, error) {
