@@ -54,6 +54,11 @@ type Options struct {
 	// LevelSilent for silent). The skiff command builds Logger with it; New
 	// does not read it, as Logger's handler does the filtering.
 	LogLevel slog.Level
+	// LogFormat is the app's log.format, "text" or "json" ("" when unset);
+	// like LogLevel, it is for whoever builds Logger.
+	LogFormat string
+	// Health configures /healthz and /readyz.
+	Health Health
 	// Warnings are the settings the app's config gives that Skiff accepts
 	// but does not carry out as written, each with why (LoadApp fills
 	// them). New logs each once, at warn level.
@@ -178,6 +183,19 @@ type SessionOptions struct {
 	// socket shares it. The session is stored only once something is put
 	// in it. False sends the cookie only once something is stored.
 	SaveUninitialized *bool
+}
+
+// Health configures the health endpoints the app answers on its own port,
+// before sessions, CORS and routing, with JSON bodies and no log line at
+// info: GET Liveness answers 200 while the process serves; GET Readiness
+// answers 200 when every datastore answers a ping and the app is not
+// shutting down, else 503. An app route matching GET on the same path
+// wins. The zero value serves /healthz and /readyz.
+type Health struct {
+	// Liveness and Readiness are the paths; "" means /healthz and /readyz.
+	Liveness, Readiness string
+	// NoLiveness and NoReadiness turn an endpoint off.
+	NoLiveness, NoReadiness bool
 }
 
 // DefaultMaxConnectionsPerIP is Sockets.MaxConnectionsPerIP's default.

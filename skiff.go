@@ -10,9 +10,11 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/skiffhq/skiff/blueprint"
+	"github.com/skiffhq/skiff/datastore"
 	"github.com/skiffhq/skiff/internal/httpapi"
 	"github.com/skiffhq/skiff/internal/socketio"
 	"github.com/skiffhq/skiff/internal/virtualreq"
@@ -37,6 +39,10 @@ type App struct {
 	sockets *socketio.Server   // nil when Options.Sockets.Disabled
 	virtual *virtualreq.Server // nil when Options.Sockets.Disabled
 	sec     *security
+	// routes is the number of routes bound; stopping is set once Serve
+	// begins to shut down (readiness then answers 503).
+	routes   int
+	stopping atomic.Bool
 }
 
 // New resolves the models, migrates the datastores as each model asks,
@@ -142,6 +148,8 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		AssetsMaxAge: opts.AssetsMaxAge,
 		BeforeRouter: beforeRouter,
 		AfterRouter:  afterRouter,
+		Health:       a.healthConfig(),
+		RouteCount:   &a.routes,
 	})
 	if err != nil {
 		_ = sec.Close()
@@ -270,6 +278,59 @@ func (a *App) Datastores() []string {
 	return names
 }
 
+// RouteCount returns the number of routes the app binds: custom routes,
+// blueprint routes and action routes.
+func (a *App) RouteCount() int { return a.routes }
+
+// DatastoreInfo returns, for each datastore name, where its data lives
+// (the adapter's description: engine and host or file, never a password;
+// the adapter's Go type when it gives none).
+func (a *App) DatastoreInfo() map[string]string {
+	out := map[string]string{}
+	for name, d := range a.opts.Datastores {
+		if ds, ok := d.(datastore.Describer); ok {
+			out[name] = ds.Describe()
+		} else {
+			out[name] = fmt.Sprintf("%T", d)
+		}
+	}
+	return out
+}
+
+// healthConfig resolves Options.Health for the HTTP layer.
+func (a *App) healthConfig() httpapi.Health {
+	h := a.opts.Health
+	var out httpapi.Health
+	if !h.NoLiveness {
+		out.Liveness = orDefault(h.Liveness, "/healthz")
+	}
+	if !h.NoReadiness {
+		out.Readiness = orDefault(h.Readiness, "/readyz")
+	}
+	out.Ready = a.ready
+	return out
+}
+
+// ready is the readiness check: not shutting down, and every datastore
+// that can be pinged answers. The error is shown to the prober; the
+// datastore's own error, which may name hosts, goes to the log.
+func (a *App) ready(ctx context.Context) error {
+	if a.stopping.Load() {
+		return errors.New("shutting down")
+	}
+	for _, name := range a.Datastores() {
+		p, ok := a.opts.Datastores[name].(datastore.Pinger)
+		if !ok {
+			continue
+		}
+		if err := p.Ping(ctx); err != nil {
+			a.log.WarnContext(ctx, "readiness: datastore does not answer", "datastore", name, "err", err)
+			return fmt.Errorf("datastore %s does not answer", name)
+		}
+	}
+	return nil
+}
+
 // Models returns the app's models, sorted by identity.
 func (a *App) Models() []*model.Model { return a.schema.Models() }
 
@@ -295,6 +356,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
+	a.stopping.Store(true)
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
 	defer cancel()
 	// Sockets are hijacked connections Shutdown does not track: close them

@@ -373,3 +373,16 @@ type Config struct {
 
 // OpenFunc opens an adapter from its configuration.
 type OpenFunc func(ctx context.Context, cfg Config) (Adapter, error)
+
+// Pinger is an optional capability of an Adapter: Ping reports whether the
+// engine answers now (readiness checks call it), without changing data.
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// Describer is an optional capability of an Adapter: Describe says where
+// its data lives, for the startup summary: the engine and its host,
+// database or file, never a password.
+type Describer interface {
+	Describe() string
+}

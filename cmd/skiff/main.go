@@ -10,9 +10,6 @@ import (
 	"syscall"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
-
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -24,7 +21,8 @@ func main() {
 
 const usage = `usage:
   skiff serve [--app DIR] [--port N] [--env NAME]   serve an app folder
-  skiff version                                     print the version
+              [--host ADDR] [--log-level L] [--log-format text|json]
+  skiff version                                     print the version and VCS revision
 `
 
 // run is the whole command, with its environment ("NAME=value" pairs)
@@ -38,7 +36,7 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 	case "serve":
 		return serve(ctx, args[1:], environ, stdout, stderr)
 	case "version", "--version", "-v":
-		fmt.Fprintln(stdout, "skiff", version)
+		printVersion(stdout)
 		return nil
 	case "help", "--help", "-h":
 		fmt.Fprint(stdout, usage)

@@ -133,7 +133,7 @@ func appSchema() *schema {
 	}
 
 	log := openMapping(nil)
-	log.keys = map[string]*schema{"level": text}
+	log.keys = map[string]*schema{"level": text, "format": text}
 
 	// Sails' other standard sections (a new app's config/ and the core's
 	// top-level settings); audit decides what each value means for Skiff.
@@ -144,6 +144,8 @@ func appSchema() *schema {
 		"log": log, "custom": openMapping(nil), "views": nil, "i18n": nil, "globals": nil,
 		"hooks": openMapping(nil), "paths": openMapping(nil), "environment": text, "explicitHost": text,
 		"ssl": nil, "proxyHost": text, "proxyPort": number, "hookTimeout": number,
+		// Skiff's own: the paths of the health endpoints.
+		"health": mapping(map[string]*schema{"liveness": nil, "readiness": nil}),
 	})
 	app.refused = map[string]string{
 		"bootstrap": "bootstrap " + fn + ", before calling Serve",

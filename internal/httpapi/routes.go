@@ -19,6 +19,7 @@ import (
 	"github.com/skiffhq/skiff/internal/assets"
 	"github.com/skiffhq/skiff/internal/cors"
 	"github.com/skiffhq/skiff/internal/policy"
+	"github.com/skiffhq/skiff/internal/reqlog"
 	"github.com/skiffhq/skiff/internal/router"
 	"github.com/skiffhq/skiff/internal/session"
 	"github.com/skiffhq/skiff/model"
@@ -79,6 +80,11 @@ type Config struct {
 	// only, as Sails runs no HTTP middleware for socket requests. nil
 	// means none.
 	BeforeRouter, AfterRouter func(http.Handler) http.Handler
+	// Health is the liveness and readiness endpoints; zero means none.
+	Health Health
+	// RouteCount, when set, receives the number of routes bound (custom,
+	// blueprint and action routes), for the startup summary.
+	RouteCount *int
 }
 
 type handler struct {
@@ -134,7 +140,13 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	if cfg.Sessions != nil {
 		top = cfg.Sessions.Handler(top)
 	}
-	return limitBodies(top, cfg.BodyLimit), nil
+	if cfg.RouteCount != nil {
+		*cfg.RouteCount = h.router.Len()
+	}
+	// Every request gets an id and a log line at info, health checks
+	// excepted (see health).
+	logged := reqlog.New(cfg.Logger, slog.LevelInfo).Wrap(limitBodies(top, cfg.BodyLimit))
+	return h.health(logged), nil
 }
 
 // limitBodies caps every request body at limit bytes, Go actions' included:

@@ -136,6 +136,9 @@ func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	e.route.Handler.ServeHTTP(w, req)
 }
 
+// Len returns the number of routes in the table.
+func (r *Router) Len() int { return len(r.routes) }
+
 // Lookup returns the route a request with this method and escaped URL path
 // would be served by, or nil when none matches. CORS preflight uses it to
 // find the route an OPTIONS request asks about. Callers must not modify the
