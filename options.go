@@ -57,6 +57,11 @@ type Options struct {
 	// LogFormat is the app's log.format, "text" or "json" ("" when unset);
 	// like LogLevel, it is for whoever builds Logger.
 	LogFormat string
+	// DropColumns lets migrate: alter drop these columns ("table.column",
+	// or "*" for any) although they hold data; without it New refuses to
+	// drop a column with a value in any row (see CheckMigration). Meant
+	// for one start (the skiff command's --drop-columns), not for config.
+	DropColumns []string
 	// Health configures /healthz and /readyz.
 	Health Health
 	// Warnings are the settings the app's config gives that Skiff accepts

@@ -72,14 +72,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	if opts.Blueprints != nil {
 		bp = *opts.Blueprints
 	}
-	for _, m := range opts.Models {
-		if m.Migrate == "" {
-			m.Migrate = model.MigrateAlter
-			if opts.Env == "production" {
-				m.Migrate = model.MigrateSafe
-			}
-		}
-	}
+	applyMigrateDefaults(&opts)
 	format, err := blueprint.ParseNotificationFormat(string(bp.NotificationFormat))
 	if err != nil {
 		return nil, fmt.Errorf("blueprints.notificationFormat: %w", err)
@@ -97,7 +90,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := o.Migrate(ctx); err != nil {
+	if _, err := migrate(ctx, o, &opts); err != nil {
 		return nil, err
 	}
 	sec, err := newSecurity(ctx, &opts)

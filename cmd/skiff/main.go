@@ -22,6 +22,8 @@ func main() {
 const usage = `usage:
   skiff serve [--app DIR] [--port N] [--env NAME]   serve an app folder
               [--host ADDR] [--log-level L] [--log-format text|json]
+  skiff migrate [--app DIR] [--env NAME] [--dry-run]   print (and make) the schema changes
+                [--migrate alter|drop] [--drop-columns TABLE.COLUMN,...]
   skiff new DIR                                     write a new app folder
   skiff version                                     print the version and VCS revision
 `
@@ -36,6 +38,8 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 	switch args[0] {
 	case "serve":
 		return serve(ctx, args[1:], environ, stdout, stderr)
+	case "migrate":
+		return migrateCmd(ctx, args[1:], environ, stdout, stderr)
 	case "new":
 		return newApp(args[1:], stdout)
 	case "version", "--version", "-v":

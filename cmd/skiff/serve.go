@@ -31,6 +31,7 @@ func serve(ctx context.Context, args []string, environ []string, stdout, stderr 
 	host := fs.String("host", "", "the address to listen on (default: the config's explicitHost, else all interfaces)")
 	logLevel := fs.String("log-level", "", "silent, error, warn, info, verbose or silly (default: the config's log.level, else info)")
 	logFormat := fs.String("log-format", "", "text or json (default: the config's log.format, else text)")
+	drops := fs.String("drop-columns", "", "table.column,...: columns holding data that migrate: alter may drop")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -55,6 +56,7 @@ func serve(ctx context.Context, args []string, environ []string, stdout, stderr 
 		return err
 	}
 	opts.Logger = newLogger(stderr, opts.LogLevel, opts.LogFormat)
+	opts.DropColumns = splitList(*drops)
 	if *host == "" {
 		*host = opts.Host
 	}
