@@ -7,12 +7,15 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/skiffhq/skiff"
 	"github.com/skiffhq/skiff/blueprint"
+	"github.com/skiffhq/skiff/datastore"
+	"github.com/skiffhq/skiff/datastore/sqlite"
 )
 
 // lockedBuffer is a log destination the server's goroutines share.
@@ -68,5 +71,41 @@ func TestRequestIDInTheFailureLine(t *testing.T) {
 	}
 	if !failed || !logged {
 		t.Errorf("logs lack the failure line or the request line with request_id incident-7:\n%s", logs.String())
+	}
+}
+
+// TestReadinessFollowsTheDatastores: /readyz answers 503 naming the
+// datastore once it no longer answers, /healthz still 200.
+func TestReadinessFollowsTheDatastores(t *testing.T) {
+	var logs lockedBuffer
+	db, err := sqlite.Open(t.Context(), datastore.Config{Name: "default", URL: ":memory:"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := skiff.New(t.Context(), skiff.Options{
+		Logger:     slog.New(slog.NewJSONHandler(&logs, nil)),
+		Datastores: map[string]datastore.Adapter{"default": db},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(app.Handler())
+	t.Cleanup(func() { srv.Close(); app.Close() })
+	status := func(path string) (int, string) {
+		t.Helper()
+		return get(t, srv.URL+path)
+	}
+	if code, body := status("/readyz"); code != 200 || !strings.Contains(body, `"ready"`) {
+		t.Fatalf("GET /readyz = %d %s, want 200 ready", code, body)
+	}
+	if strings.Contains(logs.String(), `"path":"/readyz"`) {
+		t.Errorf("a health check was logged at info:\n%s", logs.String())
+	}
+	db.Close()
+	if code, body := status("/readyz"); code != 503 || !strings.Contains(body, "datastore default does not answer") {
+		t.Errorf("GET /readyz with a closed datastore = %d %s, want 503 naming it", code, body)
+	}
+	if code, _ := status("/healthz"); code != 200 {
+		t.Errorf("GET /healthz with a closed datastore = %d, want 200 (the process is alive)", code)
 	}
 }
