@@ -75,7 +75,7 @@ func LoadApp(ctx context.Context, dir, env string, environ []string) (*Options, 
 		defaults["attributes"] = templateAttributes()
 	}
 	opts := &Options{
-		Env: env, BodyLimit: cfg.BodyLimit, Port: cfg.Port, Host: cfg.Host, LogLevel: cfg.LogLevel, LogFormat: cfg.LogFormat,
+		Env: env, BodyLimit: cfg.BodyLimit, Port: cfg.Port, Host: cfg.Host, LogLevel: cfg.LogLevel, LogFormat: cfg.LogFormat, AdminAddr: cfg.AdminAddr,
 		Warnings: cfg.Warnings, Custom: cfg.Custom, Datastores: map[string]datastore.Adapter{},
 		MiddlewareOrder: cfg.MiddlewareOrder, MiddlewareSettings: cfg.MiddlewareSettings,
 	}

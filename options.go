@@ -54,9 +54,16 @@ type Options struct {
 	// LevelSilent for silent). The skiff command builds Logger with it; New
 	// does not read it, as Logger's handler does the filtering.
 	LogLevel slog.Level
+	// AdminAddr is the app's admin.addr: the skiff command serves metrics
+	// and pprof there (its --admin flag wins); New does not read it.
+	AdminAddr string
 	// LogFormat is the app's log.format, "text" or "json" ("" when unset);
 	// like LogLevel, it is for whoever builds Logger.
 	LogFormat string
+	// Observer, when set, receives the outcome of every request (HTTP and
+	// socket virtual requests alike, health checks excepted), for metrics;
+	// package metrics provides one for Prometheus.
+	Observer Observer
 	// DropColumns lets migrate: alter drop these columns ("table.column",
 	// or "*" for any) although they hold data; without it New refuses to
 	// drop a column with a value in any row (see CheckMigration). Meant
@@ -188,6 +195,15 @@ type SessionOptions struct {
 	// socket shares it. The session is stored only once something is put
 	// in it. False sends the cookie only once something is stored.
 	SaveUninitialized *bool
+}
+
+// Observer receives every request's outcome: transport is "http" or
+// "socket", route the pattern of the route that served it ("GET
+// /pet/:id", "ALL /hook"; "" when none matched: static files and 404s),
+// d how long the handler ran. It must be safe for concurrent use, and
+// cheap: it runs on the request's goroutine.
+type Observer interface {
+	ObserveRequest(transport, method, route string, status int, d time.Duration)
 }
 
 // Health configures the health endpoints the app answers on its own port,

@@ -143,6 +143,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		AfterRouter:  afterRouter,
 		Health:       a.healthConfig(),
 		RouteCount:   &a.routes,
+		Observer:     opts.Observer,
 	})
 	if err != nil {
 		_ = sec.Close()
@@ -286,6 +287,16 @@ func (a *App) DatastoreInfo() map[string]string {
 		} else {
 			out[name] = fmt.Sprintf("%T", d)
 		}
+	}
+	return out
+}
+
+// DatastoreAdapters returns the app's datastores by name; callers must not
+// close them (Close does).
+func (a *App) DatastoreAdapters() map[string]datastore.Adapter {
+	out := make(map[string]datastore.Adapter, len(a.opts.Datastores))
+	for name, d := range a.opts.Datastores {
+		out[name] = d
 	}
 	return out
 }

@@ -438,3 +438,19 @@ func (c Change) String() string {
 type Planner interface {
 	Plan(ctx context.Context, tables []*Table, mode Migrate) ([]Change, error)
 }
+
+// PoolStats describe an adapter's connection pool at one moment.
+type PoolStats struct {
+	// Open and InUse count the pool's connections, all and busy.
+	Open, InUse int64
+	// Waits counts, since the pool opened, the times a query waited for a
+	// free connection.
+	Waits int64
+}
+
+// PoolStater is an optional capability of an Adapter: PoolStats reports
+// its connection pool, for metrics. It is cheap and safe for concurrent
+// use.
+type PoolStater interface {
+	PoolStats() PoolStats
+}

@@ -22,6 +22,7 @@ func main() {
 const usage = `usage:
   skiff serve [--app DIR] [--port N] [--env NAME]   serve an app folder
               [--host ADDR] [--log-level L] [--log-format text|json]
+              [--admin ADDR] [--drop-columns TABLE.COLUMN,...]
   skiff migrate [--app DIR] [--env NAME] [--dry-run]   print (and make) the schema changes
                 [--migrate alter|drop] [--drop-columns TABLE.COLUMN,...]
   skiff new DIR                                     write a new app folder

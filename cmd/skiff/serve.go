@@ -31,6 +31,7 @@ func serve(ctx context.Context, args []string, environ []string, stdout, stderr 
 	host := fs.String("host", "", "the address to listen on (default: the config's explicitHost, else all interfaces)")
 	logLevel := fs.String("log-level", "", "silent, error, warn, info, verbose or silly (default: the config's log.level, else info)")
 	logFormat := fs.String("log-format", "", "text or json (default: the config's log.format, else text)")
+	adminAddr := fs.String("admin", "", "serve Prometheus /metrics and /debug/pprof/ on this address, e.g. 127.0.0.1:9090 (default: the config's admin.addr; none)")
 	drops := fs.String("drop-columns", "", "table.column,...: columns holding data that migrate: alter may drop")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -62,26 +63,54 @@ func serve(ctx context.Context, args []string, environ []string, stdout, stderr 
 	}
 	// Listen before New, which migrates: a start that cannot serve (port
 	// in use) must not have changed the database.
-	p, err := resolvePort(*port, getenv("PORT"), opts)
-	if err == nil {
-		var ln net.Listener
-		if ln, err = net.Listen("tcp", net.JoinHostPort(*host, strconv.Itoa(p))); err == nil {
-			return serveOn(ctx, ln, opts, stdout)
+	if *adminAddr == "" {
+		*adminAddr = opts.AdminAddr
+	}
+	ln, adminLn, err := listen(*port, getenv("PORT"), *host, *adminAddr, opts)
+	if err != nil {
+		for _, d := range opts.Datastores {
+			_ = d.Close()
 		}
-		err = fmt.Errorf("listen: %w", err)
+		return err
 	}
-	for _, d := range opts.Datastores {
-		_ = d.Close()
+	var adm *admin
+	if adminLn != nil {
+		adm = newAdmin(adminLn)
+		opts.Observer = adm.metrics
 	}
-	return err
+	return serveOn(ctx, ln, adm, opts, stdout)
 }
 
-// serveOn builds the app and serves it on ln until ctx is done; it closes
-// ln and the datastores.
-func serveOn(ctx context.Context, ln net.Listener, opts *skiff.Options, stdout io.Writer) error {
+// listen opens the app's listener and, when adminAddr is set, the admin
+// one; on error it leaves nothing open.
+func listen(flagPort int, envPort, host, adminAddr string, opts *skiff.Options) (ln, adminLn net.Listener, err error) {
+	p, err := resolvePort(flagPort, envPort, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ln, err = net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(p))); err != nil {
+		return nil, nil, fmt.Errorf("listen: %w", err)
+	}
+	if adminAddr == "" {
+		return ln, nil, nil
+	}
+	if adminLn, err = net.Listen("tcp", adminAddr); err != nil {
+		ln.Close()
+		return nil, nil, fmt.Errorf("admin listen: %w", err)
+	}
+	return ln, adminLn, nil
+}
+
+// serveOn builds the app and serves it on ln (and the admin listener,
+// when adm is not nil) until ctx is done; it closes the listeners and the
+// datastores.
+func serveOn(ctx context.Context, ln net.Listener, adm *admin, opts *skiff.Options, stdout io.Writer) error {
 	app, err := skiff.New(ctx, *opts)
 	if err != nil {
 		ln.Close()
+		if adm != nil {
+			adm.ln.Close()
+		}
 		for _, d := range opts.Datastores {
 			_ = d.Close()
 		}
@@ -90,6 +119,11 @@ func serveOn(ctx context.Context, ln net.Listener, opts *skiff.Options, stdout i
 	defer app.Close()
 	fmt.Fprintf(stdout, "skiff %s listening on http://%s\n", versionString(), ln.Addr())
 	printSummary(stdout, app)
+	if adm != nil {
+		stop := adm.serve(ctx, app, opts.Logger)
+		defer stop()
+		fmt.Fprintf(stdout, "admin: http://%s/metrics and /debug/pprof/\n", adm.ln.Addr())
+	}
 	if err := app.Serve(ctx, ln); err != nil {
 		return err
 	}

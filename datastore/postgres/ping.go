@@ -31,3 +31,11 @@ func (db *DB) Describe() string {
 	c := db.pool.Config().ConnConfig
 	return "postgres " + net.JoinHostPort(c.Host, strconv.Itoa(int(c.Port))) + "/" + c.Database
 }
+
+var _ datastore.PoolStater = (*DB)(nil)
+
+// PoolStats implements datastore.PoolStater from pgxpool's statistics.
+func (db *DB) PoolStats() datastore.PoolStats {
+	st := db.pool.Stat()
+	return datastore.PoolStats{Open: int64(st.TotalConns()), InUse: int64(st.AcquiredConns()), Waits: st.EmptyAcquireCount()}
+}

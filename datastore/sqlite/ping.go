@@ -34,3 +34,16 @@ func (db *DB) Describe() string {
 	}
 	return "sqlite " + db.where
 }
+
+var _ datastore.PoolStater = (*DB)(nil)
+
+// PoolStats implements datastore.PoolStater: the read and write pools
+// together.
+func (db *DB) PoolStats() datastore.PoolStats {
+	r, w := db.read.Stats(), db.write.Stats()
+	return datastore.PoolStats{
+		Open:  int64(r.OpenConnections + w.OpenConnections),
+		InUse: int64(r.InUse + w.InUse),
+		Waits: r.WaitCount + w.WaitCount,
+	}
+}

@@ -96,6 +96,9 @@ type App struct {
 	// LogLevel is log.level as a slog level (LevelSilent for silent); Info
 	// when unset.
 	LogLevel slog.Level
+	// AdminAddr is admin.addr, the address of the admin listener (metrics,
+	// pprof); "" when unset (no admin listener).
+	AdminAddr string
 	// Health is the health section.
 	Health HealthSettings
 	// LogFormat is log.format: "text" or "json"; "" when unset.

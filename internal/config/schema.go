@@ -146,6 +146,8 @@ func appSchema() *schema {
 		"ssl": nil, "proxyHost": text, "proxyPort": number, "hookTimeout": number,
 		// Skiff's own: the paths of the health endpoints.
 		"health": mapping(map[string]*schema{"liveness": nil, "readiness": nil}),
+		// Skiff's own: the admin listener (metrics, pprof), off by default.
+		"admin": mapping(map[string]*schema{"addr": text}),
 	})
 	app.refused = map[string]string{
 		"bootstrap": "bootstrap " + fn + ", before calling Serve",

@@ -57,6 +57,7 @@ func build(src string, tree *omap, env string) (*App, error) {
 			return nil, fmt.Errorf("%s: http.cache: %w", src, err)
 		}
 	}
+	app.AdminAddr, _ = section(tree, "admin")["addr"].(string) // the schema made it a string
 	if app.Health, err = healthSettings(src, section(tree, "health")); err != nil {
 		return nil, err
 	}

@@ -82,6 +82,8 @@ type Config struct {
 	BeforeRouter, AfterRouter func(http.Handler) http.Handler
 	// Health is the liveness and readiness endpoints; zero means none.
 	Health Health
+	// Observer, when set, sees every request but health checks.
+	Observer reqlog.Observer
 	// RouteCount, when set, receives the number of routes bound (custom,
 	// blueprint and action routes), for the startup summary.
 	RouteCount *int
@@ -145,7 +147,7 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	}
 	// Every request gets an id and a log line at info, health checks
 	// excepted (see health).
-	logged := reqlog.New(cfg.Logger, slog.LevelInfo).Wrap(limitBodies(top, cfg.BodyLimit))
+	logged := reqlog.New(cfg.Logger, slog.LevelInfo).Observe(cfg.Observer).Wrap(limitBodies(top, cfg.BodyLimit))
 	return h.health(logged), nil
 }
 

@@ -48,10 +48,20 @@ func ID(w http.ResponseWriter) string {
 	return ""
 }
 
+// Observer receives every request's outcome, for metrics: transport is
+// "http" or "socket", route the pattern of the route that served it
+// ("GET /pet/:id"; "" when none matched). It must be safe for concurrent
+// use and cheap: it runs on the request's goroutine.
+type Observer interface {
+	ObserveRequest(transport, method, route string, status int, d time.Duration)
+}
+
 // Logger is the request-logging middleware's configuration.
 type Logger struct {
 	log   *slog.Logger
 	level slog.Level
+	// obs, when set, sees every request, whatever the log level.
+	obs Observer
 	// prefix and n make ids: a random prefix per process and a counter,
 	// unique without a random read per request.
 	prefix string
@@ -64,6 +74,30 @@ func New(log *slog.Logger, level slog.Level) *Logger {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	return &Logger{log: log, level: level, prefix: hex.EncodeToString(b[:]) + "-"}
+}
+
+// Observe makes l report every request to obs as well; nil reports none.
+// Call it before Wrap.
+func (l *Logger) Observe(obs Observer) *Logger {
+	l.obs = obs
+	return l
+}
+
+// SetRoute records the pattern of the route serving the response w writes
+// (the router calls it), for Observer; it does nothing outside Wrap or
+// without an Observer.
+func SetRoute(w http.ResponseWriter, pattern string) {
+	for w != nil {
+		if rw, ok := w.(*writer); ok {
+			rw.route = pattern
+			return
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return
+		}
+		w = u.Unwrap()
+	}
 }
 
 // NewID returns a fresh request id.
@@ -85,7 +119,8 @@ func (l *Logger) Wrap(next http.Handler) http.Handler {
 		}
 		w.Header()[Header] = []string{id}
 		ctx := r.Context()
-		if !l.log.Enabled(ctx, l.level) {
+		logging := l.log.Enabled(ctx, l.level)
+		if !logging && l.obs == nil {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -100,16 +135,28 @@ func (l *Logger) Wrap(next http.Handler) http.Handler {
 			case status == 0:
 				status = http.StatusOK
 			}
+			d := time.Since(start)
+			sock, isSocket := socketctx.FromContext(ctx)
+			if l.obs != nil {
+				transport := "http"
+				if isSocket {
+					transport = "socket"
+				}
+				l.obs.ObserveRequest(transport, r.Method, rw.route, status, d)
+			}
+			if !logging {
+				return
+			}
 			attrs := [7]slog.Attr{
 				slog.String("method", r.Method),
 				slog.String("path", r.URL.Path),
 				slog.Int("status", status),
-				slog.Duration("duration", time.Since(start)),
+				slog.Duration("duration", d),
 				slog.Int64("bytes", rw.bytes),
 				slog.String("request_id", id),
 			}
 			n := 6
-			if sock, ok := socketctx.FromContext(ctx); ok {
+			if isSocket {
 				attrs[6] = slog.String("socket", sock)
 				n = 7
 			}
@@ -125,6 +172,7 @@ type writer struct {
 	http.ResponseWriter
 	status int
 	bytes  int64
+	route  string
 }
 
 func (w *writer) WriteHeader(status int) {
