@@ -32,6 +32,8 @@ type Collector struct {
 	reg      prometheus.Registerer
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+	// statuses are the status labels, made once rather than per request.
+	statuses [600]string
 }
 
 var _ skiff.Observer = (*Collector)(nil)
@@ -52,13 +54,22 @@ func New(reg prometheus.Registerer) *Collector {
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 		}, []string{"transport", "route", "method"}),
 	}
+	for i := 100; i < len(c.statuses); i++ {
+		c.statuses[i] = strconv.Itoa(i)
+	}
 	reg.MustRegister(c.requests, c.duration)
 	return c
 }
 
 // ObserveRequest implements skiff.Observer.
 func (c *Collector) ObserveRequest(transport, method, route string, status int, d time.Duration) {
-	c.requests.WithLabelValues(transport, route, method, strconv.Itoa(status)).Inc()
+	var label string
+	if status >= 100 && status < len(c.statuses) {
+		label = c.statuses[status]
+	} else {
+		label = strconv.Itoa(status)
+	}
+	c.requests.WithLabelValues(transport, route, method, label).Inc()
 	c.duration.WithLabelValues(transport, route, method).Observe(d.Seconds())
 }
 
