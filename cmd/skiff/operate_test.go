@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/skiffhq/skiff/internal/sockettest"
 )
 
 // server is a running `skiff serve`.
@@ -176,5 +178,37 @@ func TestPortInUseChangesNothing(t *testing.T) {
 		if strings.Contains(string(b), "CREATE TABLE") {
 			t.Errorf("a start that could not listen created tables in %s", db)
 		}
+	}
+}
+
+// TestUnreadableSocketRequestIsLogged: a socket message that is no request
+// (no url) still gets a request line, with its status and reason.
+func TestUnreadableSocketRequestIsLogged(t *testing.T) {
+	dir := writeApp(t, "datastores: {default: {adapter: sails-disk, inMemoryOnly: true}}\n")
+	s := startServer(t, []string{"--app", dir, "--log-format", "json"}, nil)
+	sock, err := sockettest.Dial(t.Context(), s.base, sockettest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sock.Close()
+	raw, err := sock.Ack(t.Context(), "get", map[string]any{"method": "get"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), `"statusCode":400`) {
+		t.Errorf("ack = %s, want a 400", raw)
+	}
+	if err := s.stop(); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, line := range strings.Split(s.stderr.String(), "\n") {
+		var m map[string]any
+		if json.Unmarshal([]byte(line), &m) == nil && m["msg"] == "request" && m["status"] == float64(400) && m["socket"] == sock.ID {
+			found = strings.Contains(m["err"].(string), "No url")
+		}
+	}
+	if !found {
+		t.Errorf("no request line for the unreadable socket request:\n%s", s.stderr.String())
 	}
 }
