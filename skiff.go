@@ -104,6 +104,9 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	var notifier blueprint.Notifier
 	if !opts.Sockets.Disabled {
 		notifier = a.hub
+		if no, ok := opts.Observer.(NotificationObserver); ok {
+			notifier = countingHub{Hub: a.hub, obs: no}
+		}
 	}
 	svc := blueprint.NewService(blueprint.Config{
 		ORM: o, Parse: opts.ParseBlueprintOptions, Notifier: notifier, AutoWatch: bp.AutoWatch, Mirror: bp.Mirror, Logger: opts.Logger,

@@ -32,11 +32,15 @@ type Collector struct {
 	reg      prometheus.Registerer
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+	notices  *prometheus.CounterVec
 	// statuses are the status labels, made once rather than per request.
 	statuses [600]string
 }
 
-var _ skiff.Observer = (*Collector)(nil)
+var (
+	_ skiff.Observer             = (*Collector)(nil)
+	_ skiff.NotificationObserver = (*Collector)(nil)
+)
 
 // New registers the request metrics on reg and returns their Collector.
 // It panics if reg already holds metrics of the same names, as
@@ -54,10 +58,14 @@ func New(reg prometheus.Registerer) *Collector {
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 		}, []string{"transport", "route", "method"}),
 	}
+	c.notices = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "skiff", Name: "notifications_total",
+		Help: "Model notifications published by the blueprint actions, by model and verb (once each, whatever the number of recipients).",
+	}, []string{"model", "verb"})
 	for i := 100; i < len(c.statuses); i++ {
 		c.statuses[i] = strconv.Itoa(i)
 	}
-	reg.MustRegister(c.requests, c.duration)
+	reg.MustRegister(c.requests, c.duration, c.notices)
 	return c
 }
 
@@ -71,6 +79,11 @@ func (c *Collector) ObserveRequest(transport, method, route string, status int, 
 	}
 	c.requests.WithLabelValues(transport, route, method, label).Inc()
 	c.duration.WithLabelValues(transport, route, method).Observe(d.Seconds())
+}
+
+// ObserveNotification implements skiff.NotificationObserver.
+func (c *Collector) ObserveNotification(model, verb string) {
+	c.notices.WithLabelValues(model, verb).Inc()
 }
 
 // Watch registers the gauges and counters read from app at each scrape:

@@ -53,6 +53,7 @@ func TestAdminListener(t *testing.T) {
 		`skiff_requests_total{method="GET",route="",status="404",transport="http"} 1`,
 		`skiff_request_duration_seconds_bucket{method="POST",route="POST /pet",transport="http",le="+Inf"} 1`,
 		"skiff_sockets_connected 1",
+		`skiff_notifications_total{model="pet",verb="created"} 1`,
 		"skiff_socket_messages_sent_total 1",
 		"skiff_socket_slow_disconnects_total 0",
 		`skiff_datastore_connections_open{datastore="default"}`,
