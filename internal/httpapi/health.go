@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/skiffhq/skiff/internal/reqlog"
@@ -31,7 +32,14 @@ const readyTimeout = 5 * time.Second
 func (h *handler) health(next http.Handler) http.Handler {
 	hc := h.cfg.Health
 	claimed := func(p string) bool {
-		return p == "" || h.router.Lookup(http.MethodGet, p) != nil
+		if p == "" {
+			return true
+		}
+		rt := h.router.Lookup(http.MethodGet, p)
+		if rt != nil {
+			h.cfg.Logger.Info("health: an app route serves GET "+p+" instead of the health endpoint", "route", strings.TrimSpace(rt.Method+" "+rt.Path))
+		}
+		return rt != nil
 	}
 	live, ready := hc.Liveness, hc.Readiness
 	if claimed(live) {
