@@ -31,6 +31,8 @@ var allowedImports = map[string][]string{
 	"internal/socketctx":  {},
 	"realtime":            {"model", "internal/socketio", "internal/socketctx"},
 	"internal/virtualreq": {"realtime", "internal/socketio", "internal/socketctx"},
+	// Request ids and logs know only whether a request came over a socket.
+	"internal/reqlog": {"internal/socketctx"},
 	// Static files know nothing of routes, sessions or sockets.
 	"internal/assets": {},
 }

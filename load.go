@@ -75,7 +75,7 @@ func LoadApp(ctx context.Context, dir, env string, environ []string) (*Options, 
 		defaults["attributes"] = templateAttributes()
 	}
 	opts := &Options{
-		Env: env, BodyLimit: cfg.BodyLimit, Port: cfg.Port, Host: cfg.Host, LogLevel: cfg.LogLevel,
+		Env: env, BodyLimit: cfg.BodyLimit, Port: cfg.Port, Host: cfg.Host, LogLevel: cfg.LogLevel, LogFormat: cfg.LogFormat, AdminAddr: cfg.AdminAddr,
 		Warnings: cfg.Warnings, Custom: cfg.Custom, Datastores: map[string]datastore.Adapter{},
 		MiddlewareOrder: cfg.MiddlewareOrder, MiddlewareSettings: cfg.MiddlewareSettings,
 	}
@@ -129,6 +129,7 @@ func LoadApp(ctx context.Context, dir, env string, environ []string) (*Options, 
 	}
 	opts.AssetsMaxAge = cfg.AssetsMaxAge
 	opts.NoETag = !cfg.ETag
+	opts.Health = Health(cfg.Health)
 	openers := Adapters()
 	for name, dc := range cfg.Datastores {
 		adapter, _ := dc["adapter"].(string)

@@ -54,6 +54,23 @@ type Options struct {
 	// LevelSilent for silent). The skiff command builds Logger with it; New
 	// does not read it, as Logger's handler does the filtering.
 	LogLevel slog.Level
+	// AdminAddr is the app's admin.addr: the skiff command serves metrics
+	// and pprof there (its --admin flag wins); New does not read it.
+	AdminAddr string
+	// LogFormat is the app's log.format, "text" or "json" ("" when unset);
+	// like LogLevel, it is for whoever builds Logger.
+	LogFormat string
+	// Observer, when set, receives the outcome of every request (HTTP and
+	// socket virtual requests alike, health checks excepted), for metrics;
+	// package metrics provides one for Prometheus.
+	Observer Observer
+	// DropColumns lets migrate: alter drop these columns ("table.column",
+	// or "*" for any) although they hold data; without it New refuses to
+	// drop a column with a value in any row (see CheckMigration). Meant
+	// for one start (the skiff command's --drop-columns), not for config.
+	DropColumns []string
+	// Health configures /healthz and /readyz.
+	Health Health
 	// Warnings are the settings the app's config gives that Skiff accepts
 	// but does not carry out as written, each with why (LoadApp fills
 	// them). New logs each once, at warn level.
@@ -183,6 +200,28 @@ type SessionOptions struct {
 	// socket shares it. The session is stored only once something is put
 	// in it. False sends the cookie only once something is stored.
 	SaveUninitialized *bool
+}
+
+// Observer receives every request's outcome: transport is "http" or
+// "socket", route the pattern of the route that served it ("GET
+// /pet/:id", "ALL /hook"; "" when none matched: static files and 404s),
+// d how long the handler ran. It must be safe for concurrent use, and
+// cheap: it runs on the request's goroutine.
+type Observer interface {
+	ObserveRequest(transport, method, route string, status int, d time.Duration)
+}
+
+// Health configures the health endpoints the app answers on its own port,
+// before sessions, CORS and routing, with JSON bodies and no log line at
+// info: GET Liveness answers 200 while the process serves; GET Readiness
+// answers 200 when every datastore answers a ping and the app is not
+// shutting down, else 503. An app route matching GET on the same path
+// wins. The zero value serves /healthz and /readyz.
+type Health struct {
+	// Liveness and Readiness are the paths; "" means /healthz and /readyz.
+	Liveness, Readiness string
+	// NoLiveness and NoReadiness turn an endpoint off.
+	NoLiveness, NoReadiness bool
 }
 
 // DefaultMaxConnectionsPerIP is Sockets.MaxConnectionsPerIP's default.

@@ -10,9 +10,11 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/skiffhq/skiff/blueprint"
+	"github.com/skiffhq/skiff/datastore"
 	"github.com/skiffhq/skiff/internal/httpapi"
 	"github.com/skiffhq/skiff/internal/socketio"
 	"github.com/skiffhq/skiff/internal/virtualreq"
@@ -37,6 +39,10 @@ type App struct {
 	sockets *socketio.Server   // nil when Options.Sockets.Disabled
 	virtual *virtualreq.Server // nil when Options.Sockets.Disabled
 	sec     *security
+	// routes is the number of routes bound; stopping is set once Serve
+	// begins to shut down (readiness then answers 503).
+	routes   int
+	stopping atomic.Bool
 }
 
 // New resolves the models, migrates the datastores as each model asks,
@@ -66,14 +72,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	if opts.Blueprints != nil {
 		bp = *opts.Blueprints
 	}
-	for _, m := range opts.Models {
-		if m.Migrate == "" {
-			m.Migrate = model.MigrateAlter
-			if opts.Env == "production" {
-				m.Migrate = model.MigrateSafe
-			}
-		}
-	}
+	applyMigrateDefaults(&opts)
 	format, err := blueprint.ParseNotificationFormat(string(bp.NotificationFormat))
 	if err != nil {
 		return nil, fmt.Errorf("blueprints.notificationFormat: %w", err)
@@ -91,7 +90,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := o.Migrate(ctx); err != nil {
+	if _, err := migrate(ctx, o, &opts); err != nil {
 		return nil, err
 	}
 	sec, err := newSecurity(ctx, &opts)
@@ -105,6 +104,9 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	var notifier blueprint.Notifier
 	if !opts.Sockets.Disabled {
 		notifier = a.hub
+		if no, ok := opts.Observer.(NotificationObserver); ok {
+			notifier = countingHub{Hub: a.hub, obs: no}
+		}
 	}
 	svc := blueprint.NewService(blueprint.Config{
 		ORM: o, Parse: opts.ParseBlueprintOptions, Notifier: notifier, AutoWatch: bp.AutoWatch, Mirror: bp.Mirror, Logger: opts.Logger,
@@ -143,6 +145,9 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		BeforeRouter: beforeRouter,
 		AfterRouter:  afterRouter,
 		ETag:         !opts.NoETag,
+		Health:       a.healthConfig(),
+		RouteCount:   &a.routes,
+		Observer:     opts.Observer,
 	})
 	if err != nil {
 		_ = sec.Close()
@@ -271,6 +276,69 @@ func (a *App) Datastores() []string {
 	return names
 }
 
+// RouteCount returns the number of routes the app binds: custom routes,
+// blueprint routes and action routes.
+func (a *App) RouteCount() int { return a.routes }
+
+// DatastoreInfo returns, for each datastore name, where its data lives
+// (the adapter's description: engine and host or file, never a password;
+// the adapter's Go type when it gives none).
+func (a *App) DatastoreInfo() map[string]string {
+	out := map[string]string{}
+	for name, d := range a.opts.Datastores {
+		if ds, ok := d.(datastore.Describer); ok {
+			out[name] = ds.Describe()
+		} else {
+			out[name] = fmt.Sprintf("%T", d)
+		}
+	}
+	return out
+}
+
+// DatastoreAdapters returns the app's datastores by name; callers must not
+// close them (Close does).
+func (a *App) DatastoreAdapters() map[string]datastore.Adapter {
+	out := make(map[string]datastore.Adapter, len(a.opts.Datastores))
+	for name, d := range a.opts.Datastores {
+		out[name] = d
+	}
+	return out
+}
+
+// healthConfig resolves Options.Health for the HTTP layer.
+func (a *App) healthConfig() httpapi.Health {
+	h := a.opts.Health
+	var out httpapi.Health
+	if !h.NoLiveness {
+		out.Liveness = orDefault(h.Liveness, "/healthz")
+	}
+	if !h.NoReadiness {
+		out.Readiness = orDefault(h.Readiness, "/readyz")
+	}
+	out.Ready = a.ready
+	return out
+}
+
+// ready is the readiness check: not shutting down, and every datastore
+// that can be pinged answers. The error is shown to the prober; the
+// datastore's own error, which may name hosts, goes to the log.
+func (a *App) ready(ctx context.Context) error {
+	if a.stopping.Load() {
+		return errors.New("shutting down")
+	}
+	for _, name := range a.Datastores() {
+		p, ok := a.opts.Datastores[name].(datastore.Pinger)
+		if !ok {
+			continue
+		}
+		if err := p.Ping(ctx); err != nil {
+			a.log.WarnContext(ctx, "readiness: datastore does not answer", "datastore", name, "err", err)
+			return fmt.Errorf("datastore %s does not answer", name)
+		}
+	}
+	return nil
+}
+
 // Models returns the app's models, sorted by identity.
 func (a *App) Models() []*model.Model { return a.schema.Models() }
 
@@ -296,6 +364,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
+	a.stopping.Store(true)
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
 	defer cancel()
 	// Sockets are hijacked connections Shutdown does not track: close them

@@ -373,3 +373,84 @@ type Config struct {
 
 // OpenFunc opens an adapter from its configuration.
 type OpenFunc func(ctx context.Context, cfg Config) (Adapter, error)
+
+// Pinger is an optional capability of an Adapter: Ping reports whether the
+// engine answers now (readiness checks call it), without changing data.
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// Describer is an optional capability of an Adapter: Describe says where
+// its data lives, for the startup summary: the engine and its host,
+// database or file, never a password.
+type Describer interface {
+	Describe() string
+}
+
+// ChangeKind names one kind of schema change.
+type ChangeKind string
+
+// The changes a migration makes.
+const (
+	CreateTable   ChangeKind = "create table"
+	RecreateTable ChangeKind = "drop and recreate table" // migrate: drop
+	AddColumn     ChangeKind = "add column"
+	DropColumn    ChangeKind = "drop column"
+	CreateIndex   ChangeKind = "create index"
+)
+
+// Change is one step of a schema migration.
+type Change struct {
+	Kind  ChangeKind
+	Table string
+	// Column is the column added or dropped; Index the index created.
+	Column, Index string
+	// Rows is, for DropColumn, how many rows hold a value (not NULL) in
+	// the column, and for RecreateTable how many rows the table holds:
+	// the data the change loses.
+	Rows int64
+}
+
+// String reads like "drop column pet.nickname (3 rows hold a value)".
+func (c Change) String() string {
+	s := string(c.Kind) + " " + c.Table
+	switch c.Kind {
+	case AddColumn:
+		s = string(c.Kind) + " " + c.Table + "." + c.Column
+	case DropColumn:
+		s = string(c.Kind) + " " + c.Table + "." + c.Column
+		if c.Rows > 0 {
+			s += fmt.Sprintf(" (%d rows hold a value)", c.Rows)
+		}
+	case CreateIndex:
+		s = string(c.Kind) + " " + c.Index + " on " + c.Table
+	case RecreateTable:
+		if c.Rows > 0 {
+			s += fmt.Sprintf(" (%d rows are lost)", c.Rows)
+		}
+	}
+	return s
+}
+
+// Planner is an optional capability of an Adapter: Plan returns the
+// changes Define(ctx, tables, mode) would make now, in order, without
+// making any. MigrateSafe plans nothing.
+type Planner interface {
+	Plan(ctx context.Context, tables []*Table, mode Migrate) ([]Change, error)
+}
+
+// PoolStats describe an adapter's connection pool at one moment.
+type PoolStats struct {
+	// Open and InUse count the pool's connections, all and busy.
+	Open, InUse int64
+	// Waits counts, since the pool opened, the times a query waited for a
+	// free connection.
+	Waits int64
+}
+
+// PoolStater is an optional capability of an Adapter: PoolStats reports
+// its connection pool, for metrics. It is cheap and safe for concurrent
+// use.
+type PoolStater interface {
+	PoolStats() PoolStats
+}

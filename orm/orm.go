@@ -104,26 +104,9 @@ func (o *ORM) Table(identity string) *datastore.Table {
 // Migrate brings every table in line with its model, each with the model's
 // own strategy (junction tables follow the first side that is not safe).
 func (o *ORM) Migrate(ctx context.Context) error {
-	type key struct {
-		store string
-		mode  model.Migrate
-	}
-	groups := map[key][]*datastore.Table{}
-	var order []key
-	for _, m := range append(append([]*model.Model{}, o.schema.Models()...), o.schema.Junctions()...) {
-		mode := m.Migrate
-		if mode == "" {
-			mode = model.MigrateSafe
-		}
-		k := key{m.Datastore, mode}
-		if _, seen := groups[k]; !seen {
-			order = append(order, k)
-		}
-		groups[k] = append(groups[k], o.entries[m.Identity].table)
-	}
-	for _, k := range order {
-		if err := o.stores[k.store].Define(ctx, groups[k], datastore.Migrate(k.mode)); err != nil {
-			return fmt.Errorf("migrate datastore %s (%s): %w", k.store, k.mode, err)
+	for _, g := range o.migrationGroups() {
+		if err := o.stores[g.store].Define(ctx, g.tables, datastore.Migrate(g.mode)); err != nil {
+			return fmt.Errorf("migrate datastore %s (%s): %w", g.store, g.mode, err)
 		}
 	}
 	return nil

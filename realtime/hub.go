@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"github.com/skiffhq/skiff/internal/socketio"
 	"github.com/skiffhq/skiff/model"
@@ -36,6 +37,24 @@ type Hub struct {
 	mu    sync.RWMutex
 	conns map[string]*member
 	rooms map[string]map[*member]struct{}
+
+	// sent and full count messages queued to sockets and sockets
+	// disconnected because their send queue was full (see Stats).
+	sent, full atomic.Uint64
+}
+
+// HubStats are a Hub's delivery counters since it was made.
+type HubStats struct {
+	// Sent counts the messages queued to sockets (one per recipient).
+	Sent uint64
+	// SlowDisconnects counts the sockets disconnected because their send
+	// queue was full (each loses the message and those queued).
+	SlowDisconnects uint64
+}
+
+// Stats returns the Hub's delivery counters, for metrics.
+func (h *Hub) Stats() HubStats {
+	return HubStats{Sent: h.sent.Load(), SlowDisconnects: h.full.Load()}
 }
 
 type member struct {
@@ -353,9 +372,18 @@ func (h *Hub) targets(rooms []string, omit string) []Conn {
 }
 
 func (h *Hub) send(ctx context.Context, targets []Conn, p *socketio.Packet) {
+	var sent uint64
 	for _, c := range targets {
-		if err := c.Send(p); err != nil && !errors.Is(err, socketio.ErrClosed) {
+		err := c.Send(p)
+		switch {
+		case err == nil:
+			sent++
+		case errors.Is(err, socketio.ErrQueueFull):
+			h.full.Add(1)
+			fallthrough
+		case !errors.Is(err, socketio.ErrClosed):
 			h.log.LogAttrs(ctx, slog.LevelDebug, "socket dropped a message", slog.String("socket", c.ID()), slog.Any("err", err))
 		}
 	}
+	h.sent.Add(sent)
 }

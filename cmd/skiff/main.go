@@ -10,9 +10,6 @@ import (
 	"syscall"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
-
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -24,7 +21,12 @@ func main() {
 
 const usage = `usage:
   skiff serve [--app DIR] [--port N] [--env NAME]   serve an app folder
-  skiff version                                     print the version
+              [--host ADDR] [--log-level L] [--log-format text|json]
+              [--admin ADDR] [--drop-columns TABLE.COLUMN,...]
+  skiff migrate [--app DIR] [--env NAME] [--dry-run]   print (and make) the schema changes
+                [--migrate alter|drop] [--drop-columns TABLE.COLUMN,...]
+  skiff new DIR                                     write a new app folder
+  skiff version                                     print the version and VCS revision
 `
 
 // run is the whole command, with its environment ("NAME=value" pairs)
@@ -37,8 +39,12 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 	switch args[0] {
 	case "serve":
 		return serve(ctx, args[1:], environ, stdout, stderr)
+	case "migrate":
+		return migrateCmd(ctx, args[1:], environ, stdout, stderr)
+	case "new":
+		return newApp(args[1:], stdout)
 	case "version", "--version", "-v":
-		fmt.Fprintln(stdout, "skiff", version)
+		printVersion(stdout)
 		return nil
 	case "help", "--help", "-h":
 		fmt.Fprint(stdout, usage)

@@ -88,7 +88,7 @@ func TestCommands(t *testing.T) {
 		wantErr bool
 		out     string
 	}{
-		{args: []string{"version"}, out: "skiff dev"},
+		{args: []string{"version"}, out: "skiff "},
 		{args: []string{}, wantErr: true},
 		{args: []string{"bogus"}, wantErr: true},
 		{args: []string{"serve", "--app", "does/not/exist", "--port", "0"}, wantErr: true},

@@ -29,6 +29,10 @@ func serve(ctx context.Context, args []string, environ []string, stdout, stderr 
 	port := fs.Int("port", -1, "the port to listen on (default: $PORT, the config's port, or 1337)")
 	env := fs.String("env", "", "the environment (default: $SKIFF_ENV or development)")
 	host := fs.String("host", "", "the address to listen on (default: the config's explicitHost, else all interfaces)")
+	logLevel := fs.String("log-level", "", "silent, error, warn, info, verbose or silly (default: the config's log.level, else info)")
+	logFormat := fs.String("log-format", "", "text or json (default: the config's log.format, else text)")
+	adminAddr := fs.String("admin", "", "serve Prometheus /metrics and /debug/pprof/ on this address, e.g. 127.0.0.1:9090 (default: the config's admin.addr; none)")
+	drops := fs.String("drop-columns", "", "table.column,...: columns holding data that migrate: alter may drop")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -44,41 +48,134 @@ func serve(ctx context.Context, args []string, environ []string, stdout, stderr 
 	if *env == "" {
 		*env = "development"
 	}
+	// The flags win over the files and SKIFF_LOG__*: they go through the
+	// same checks as the config's values.
+	environ = override(environ, "SKIFF_LOG__LEVEL", *logLevel)
+	environ = override(environ, "SKIFF_LOG__FORMAT", *logFormat)
 	opts, err := skiff.LoadApp(ctx, *dir, *env, environ)
 	if err != nil {
 		return err
 	}
-	// log.level (or SKIFF_LOG__LEVEL) decides; silent is a level no record reaches.
-	opts.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: opts.LogLevel}))
+	opts.Logger = newLogger(stderr, opts.LogLevel, opts.LogFormat)
+	opts.DropColumns = splitList(*drops)
 	if *host == "" {
 		*host = opts.Host
 	}
-	app, err := skiff.New(ctx, *opts)
+	// Listen before New, which migrates: a start that cannot serve (port
+	// in use) must not have changed the database.
+	if *adminAddr == "" {
+		*adminAddr = opts.AdminAddr
+	}
+	ln, adminLn, err := listen(*port, getenv("PORT"), *host, *adminAddr, opts)
 	if err != nil {
 		for _, d := range opts.Datastores {
 			_ = d.Close()
 		}
 		return err
 	}
-	defer app.Close()
+	var adm *admin
+	if adminLn != nil {
+		adm = newAdmin(adminLn)
+		opts.Observer = adm.metrics
+	}
+	return serveOn(ctx, ln, adm, opts, stdout)
+}
 
-	p, err := resolvePort(*port, getenv("PORT"), opts)
+// listen opens the app's listener and, when adminAddr is set, the admin
+// one; on error it leaves nothing open.
+func listen(flagPort int, envPort, host, adminAddr string, opts *skiff.Options) (ln, adminLn net.Listener, err error) {
+	p, err := resolvePort(flagPort, envPort, opts)
 	if err != nil {
+		return nil, nil, err
+	}
+	if ln, err = net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(p))); err != nil {
+		return nil, nil, fmt.Errorf("listen: %w", err)
+	}
+	if adminAddr == "" {
+		return ln, nil, nil
+	}
+	if adminLn, err = net.Listen("tcp", adminAddr); err != nil {
+		ln.Close()
+		return nil, nil, fmt.Errorf("admin listen: %w", err)
+	}
+	return ln, adminLn, nil
+}
+
+// serveOn builds the app and serves it on ln (and the admin listener,
+// when adm is not nil) until ctx is done; it closes the listeners and the
+// datastores.
+func serveOn(ctx context.Context, ln net.Listener, adm *admin, opts *skiff.Options, stdout io.Writer) error {
+	app, err := skiff.New(ctx, *opts)
+	if err != nil {
+		ln.Close()
+		if adm != nil {
+			adm.ln.Close()
+		}
+		for _, d := range opts.Datastores {
+			_ = d.Close()
+		}
 		return err
 	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(*host, strconv.Itoa(p)))
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
+	defer app.Close()
+	fmt.Fprintf(stdout, "skiff %s listening on http://%s\n", versionString(), ln.Addr())
+	printSummary(stdout, app)
+	if adm != nil {
+		stop := adm.serve(ctx, app, opts.Logger)
+		defer stop()
+		fmt.Fprintf(stdout, "admin: http://%s/metrics and /debug/pprof/\n", adm.ln.Addr())
 	}
-	fmt.Fprintf(stdout, "skiff %s listening on http://%s\n", version, ln.Addr())
-	fmt.Fprintf(stdout, "environment: %s\n", app.Env())
-	fmt.Fprintf(stdout, "datastores: %s\n", strings.Join(app.Datastores(), ", "))
-	fmt.Fprintf(stdout, "models: %d\n", len(app.Models()))
 	if err := app.Serve(ctx, ln); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, "skiff stopped")
 	return nil
+}
+
+// override returns environ with name set to value, replacing any setting
+// of it (in any case); an empty value returns environ unchanged.
+func override(environ []string, name, value string) []string {
+	if value == "" {
+		return environ
+	}
+	out := make([]string, 0, len(environ)+1)
+	for _, kv := range environ {
+		if k, _, _ := strings.Cut(kv, "="); !strings.EqualFold(k, name) {
+			out = append(out, kv)
+		}
+	}
+	return append(out, name+"="+value)
+}
+
+// newLogger builds the command's logger: lines on w, text or JSON, at level.
+func newLogger(w io.Writer, level slog.Level, format string) *slog.Logger {
+	ho := &slog.HandlerOptions{Level: level}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, ho))
+	}
+	return slog.New(slog.NewTextHandler(w, ho))
+}
+
+// printSummary says what the app serves: environment, models, routes,
+// datastores (where each lives, never a password) and the socket layer.
+func printSummary(w io.Writer, app *skiff.App) {
+	fmt.Fprintf(w, "environment: %s\n", app.Env())
+	names := make([]string, 0, len(app.Models()))
+	for _, m := range app.Models() {
+		names = append(names, m.Identity)
+	}
+	fmt.Fprintf(w, "models: %d (%s)\n", len(names), strings.Join(names, ", "))
+	fmt.Fprintf(w, "routes: %d\n", app.RouteCount())
+	info := app.DatastoreInfo()
+	stores := make([]string, 0, len(info))
+	for _, name := range app.Datastores() {
+		stores = append(stores, name+" ("+info[name]+")")
+	}
+	fmt.Fprintf(w, "datastores: %s\n", strings.Join(stores, ", "))
+	if app.Sockets().Disabled {
+		fmt.Fprintln(w, "sockets: off")
+	} else {
+		fmt.Fprintln(w, "sockets: /socket.io/ (in-process: this instance only)")
+	}
 }
 
 // resolvePort picks the flag, then $PORT, then the config's port, then 1337.

@@ -28,6 +28,7 @@ func TestAdapter(t *testing.T, open func(t *testing.T) datastore.Adapter) {
 		{"DefineDrop", testDefineDrop},
 		{"DefineAlter", testDefineAlter},
 		{"DefineSafe", testDefineSafe},
+		{"Plan", testPlan},
 		{"CreateKeys", testCreateKeys},
 		{"CreateKinds", testCreateKinds},
 		{"CreateTextKey", testCreateTextKey},

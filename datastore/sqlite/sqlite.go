@@ -37,6 +37,8 @@ type DB struct {
 	// tmpDir holds a ":memory:" database; Close removes it.
 	tmpDir string
 	closed atomic.Bool
+	// where is the database file for Describe ("" in memory).
+	where string
 }
 
 var (
@@ -84,7 +86,11 @@ func Open(ctx context.Context, cfg datastore.Config) (*DB, error) {
 	n := max(4, 2*runtime.GOMAXPROCS(0))
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
-	return &DB{d: sqlgen.SQLite(), read: read, write: write, reads: newStmtCache(read), writes: newStmtCache(write), tmpDir: tmpDir}, nil
+	where := ""
+	if tmpDir == "" {
+		where, _, _ = strings.Cut(strings.TrimPrefix(name, "file:"), "?")
+	}
+	return &DB{d: sqlgen.SQLite(), read: read, write: write, reads: newStmtCache(read), writes: newStmtCache(write), tmpDir: tmpDir, where: where}, nil
 }
 
 func removeTemp(dir string) {

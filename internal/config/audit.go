@@ -258,10 +258,19 @@ func auditLog(src string, tree *omap, app *App, say func(string, string)) error 
 		return nil
 	}
 	for _, k := range m.keys {
-		if k == "level" || m.vals[k] == nil {
+		if k == "level" || k == "format" || m.vals[k] == nil {
 			continue
 		}
-		say("log."+k, "ignored: Skiff logs through Go's log/slog (the command: text lines on stderr); only log.level applies")
+		say("log."+k, "ignored: Skiff logs through Go's log/slog (the command: lines on stderr); only log.level and log.format apply")
+	}
+	if fv, _ := m.get("format"); fv != nil {
+		f, _ := fv.(string)
+		switch f = strings.ToLower(strings.TrimSpace(f)); f {
+		case "text", "json":
+			app.LogFormat = f
+		default:
+			return fmt.Errorf("%s: log.format must be text or json, not %q: %w", src, fv, ErrInvalid)
+		}
 	}
 	lv, _ := m.get("level")
 	if lv == nil {

@@ -31,6 +31,8 @@ func TestSettingOutcomes(t *testing.T) {
 		// Sails' standard sections.
 		{"log: {level: warn}", honoured, ""},
 		{"log: {level: loud}", refused, "log.level"},
+		{"log: {format: json}", honoured, ""},
+		{"log: {format: xml}", refused, "log.format"},
 		{"log: {level: info, inspect: false}", warned, "log.inspect"},
 		{"custom: {apiKey: x, limits: {a: 1}}", honoured, ""},
 		{"views: {extension: ejs, layout: layouts/layout}", warned, "views"},

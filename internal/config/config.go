@@ -99,6 +99,13 @@ type App struct {
 	// LogLevel is log.level as a slog level (LevelSilent for silent); Info
 	// when unset.
 	LogLevel slog.Level
+	// AdminAddr is admin.addr, the address of the admin listener (metrics,
+	// pprof); "" when unset (no admin listener).
+	AdminAddr string
+	// Health is the health section.
+	Health HealthSettings
+	// LogFormat is log.format: "text" or "json"; "" when unset.
+	LogFormat string
 	// Custom is the custom section (Sails' sails.config.custom), never nil:
 	// the app's own settings, for Go code.
 	Custom map[string]any

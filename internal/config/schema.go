@@ -134,7 +134,7 @@ func appSchema() *schema {
 	}
 
 	log := openMapping(nil)
-	log.keys = map[string]*schema{"level": text}
+	log.keys = map[string]*schema{"level": text, "format": text}
 
 	// Sails' other standard sections (a new app's config/ and the core's
 	// top-level settings); audit decides what each value means for Skiff.
@@ -145,6 +145,10 @@ func appSchema() *schema {
 		"log": log, "custom": openMapping(nil), "views": nil, "i18n": nil, "globals": nil,
 		"hooks": openMapping(nil), "paths": openMapping(nil), "environment": text, "explicitHost": text,
 		"ssl": nil, "proxyHost": text, "proxyPort": number, "hookTimeout": number,
+		// Skiff's own: the paths of the health endpoints.
+		"health": mapping(map[string]*schema{"liveness": nil, "readiness": nil}),
+		// Skiff's own: the admin listener (metrics, pprof), off by default.
+		"admin": mapping(map[string]*schema{"addr": text}),
 	})
 	app.refused = map[string]string{
 		"bootstrap": "bootstrap " + fn + ", before calling Serve",

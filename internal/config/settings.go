@@ -61,6 +61,10 @@ func build(src string, tree *omap, env string) (*App, error) {
 	if v, ok := app.HTTP["etag"].(bool); ok {
 		app.ETag = v // the schema let only true or false through
 	}
+	app.AdminAddr, _ = section(tree, "admin")["addr"].(string) // the schema made it a string
+	if app.Health, err = healthSettings(src, section(tree, "health")); err != nil {
+		return nil, err
+	}
 	app.BodyLimit = defaultBodyLimit
 	if v, ok := app.HTTP["bodyLimit"]; ok {
 		if app.BodyLimit, err = parseSize(v); err != nil {
@@ -68,6 +72,41 @@ func build(src string, tree *omap, env string) (*App, error) {
 		}
 	}
 	return app, nil
+}
+
+// HealthSettings are the health section: the paths of the liveness and
+// readiness endpoints ("" for the defaults) or their absence.
+type HealthSettings struct {
+	Liveness, Readiness     string
+	NoLiveness, NoReadiness bool
+}
+
+// healthSettings reads health.liveness and health.readiness: a path
+// starting with "/", or false to turn the endpoint off.
+func healthSettings(src string, m map[string]any) (HealthSettings, error) {
+	var hs HealthSettings
+	read := func(key string, path *string, off *bool) error {
+		switch v := m[key].(type) {
+		case nil:
+		case bool:
+			if v {
+				return fmt.Errorf("%s: health.%s must be a path such as /%s, or false: %w", src, key, key, ErrInvalid)
+			}
+			*off = true
+		case string:
+			if !strings.HasPrefix(v, "/") || strings.ContainsAny(v, "?# ") {
+				return fmt.Errorf("%s: health.%s must be a path starting with /, not %q: %w", src, key, v, ErrInvalid)
+			}
+			*path = v
+		default:
+			return fmt.Errorf("%s: health.%s must be a path or false, not %s: %w", src, key, describe(v), ErrInvalid)
+		}
+		return nil
+	}
+	if err := read("liveness", &hs.Liveness, &hs.NoLiveness); err != nil {
+		return hs, err
+	}
+	return hs, read("readiness", &hs.Readiness, &hs.NoReadiness)
 }
 
 func port(src string, tree *omap) (int, error) {

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/skiffhq/skiff/internal/reqlog"
 	"github.com/skiffhq/skiff/model"
 )
 
@@ -36,7 +37,8 @@ type errorWriter struct {
 func (ew errorWriter) write(w http.ResponseWriter, r *http.Request, err error) {
 	e, ok := model.AsError(err)
 	if !ok || e.Kind == model.Internal {
-		ew.log.ErrorContext(r.Context(), "request failed", "method", r.Method, "url", r.URL.String(), "err", err)
+		ew.log.ErrorContext(r.Context(), "request failed", "method", r.Method, "url", r.URL.String(),
+			"request_id", reqlog.ID(w), "err", err)
 		writeText(w, http.StatusInternalServerError, "Internal Server Error")
 		return
 	}

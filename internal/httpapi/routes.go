@@ -19,6 +19,7 @@ import (
 	"github.com/skiffhq/skiff/internal/assets"
 	"github.com/skiffhq/skiff/internal/cors"
 	"github.com/skiffhq/skiff/internal/policy"
+	"github.com/skiffhq/skiff/internal/reqlog"
 	"github.com/skiffhq/skiff/internal/router"
 	"github.com/skiffhq/skiff/internal/session"
 	"github.com/skiffhq/skiff/model"
@@ -83,6 +84,13 @@ type Config struct {
 	// weak ETag and answers a matching If-None-Match with 304, as Express
 	// does (http.etag).
 	ETag bool
+	// Health is the liveness and readiness endpoints; zero means none.
+	Health Health
+	// Observer, when set, sees every request but health checks.
+	Observer reqlog.Observer
+	// RouteCount, when set, receives the number of routes bound (custom,
+	// blueprint and action routes), for the startup summary.
+	RouteCount *int
 }
 
 type handler struct {
@@ -138,7 +146,13 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	if cfg.Sessions != nil {
 		top = cfg.Sessions.Handler(top)
 	}
-	return limitBodies(top, cfg.BodyLimit), nil
+	if cfg.RouteCount != nil {
+		*cfg.RouteCount = h.router.Len()
+	}
+	// Every request gets an id and a log line at info, health checks
+	// excepted (see health).
+	logged := reqlog.New(cfg.Logger, slog.LevelInfo).Observe(cfg.Observer).Wrap(limitBodies(top, cfg.BodyLimit))
+	return h.health(logged), nil
 }
 
 // limitBodies caps every request body at limit bytes, Go actions' included:

@@ -16,6 +16,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/skiffhq/skiff/internal/reqlog"
 )
 
 // Route is one entry of the table.
@@ -54,6 +56,9 @@ type entry struct {
 	route  Route
 	method string
 	pat    *pattern
+	// pattern is "METHOD /path" ("ALL /path" for every verb), the route's
+	// label in request metrics.
+	pattern string
 }
 
 // New returns an empty Router that hands requests matching no route to
@@ -83,7 +88,11 @@ func (r *Router) Add(rt Route) error {
 	}
 	rt.Method = method
 	i := len(r.routes)
-	r.routes = append(r.routes, entry{route: rt, method: method, pat: pat})
+	label := method
+	if label == "" {
+		label = "ALL"
+	}
+	r.routes = append(r.routes, entry{route: rt, method: method, pat: pat, pattern: label + " " + rt.Path})
 	if !pat.static {
 		r.dynamic = append(r.dynamic, i)
 		for k, b := range r.buckets {
@@ -126,6 +135,7 @@ func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		r.notFound.ServeHTTP(w, req)
 		return
 	}
+	reqlog.SetRoute(w, e.pattern)
 	req = req.WithContext(context.WithValue(req.Context(), ctxKey{}, &e.route))
 	for _, c := range caps {
 		if c.name == "" {
@@ -135,6 +145,9 @@ func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	e.route.Handler.ServeHTTP(w, req)
 }
+
+// Len returns the number of routes in the table.
+func (r *Router) Len() int { return len(r.routes) }
 
 // Lookup returns the route a request with this method and escaped URL path
 // would be served by, or nil when none matches. CORS preflight uses it to

@@ -173,6 +173,15 @@ func (s *Server) run(sock *socketio.Socket, st *socketState, method string, args
 	}()
 	req, err := s.request(sock, st, method, args)
 	if err != nil {
+		// It never reaches the handler, whose middleware logs requests:
+		// log it here, as a request line (the reason cut short, as it may
+		// quote the message).
+		why := err.Error()
+		if len(why) > 200 {
+			why = why[:200] + "…"
+		}
+		s.log.LogAttrs(sock.Context(), slog.LevelInfo, "request", slog.String("method", method),
+			slog.Int("status", http.StatusBadRequest), slog.String("socket", sock.ID()), slog.String("err", why))
 		return parseError(err.Error())
 	}
 	rec := &recorder{header: http.Header{}}

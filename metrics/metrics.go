@@ -1,0 +1,137 @@
+// Package metrics exposes a Skiff app's work to Prometheus: requests by
+// transport, route pattern, method and status with a latency histogram,
+// connected sockets, socket messages sent and slow-consumer disconnects,
+// and the datastores' connection pools. It is optional: an app that does
+// not import it does not link client_golang's registry into its handler
+// path. The skiff command serves it on the admin listener (--admin).
+//
+//	reg := prometheus.NewRegistry()
+//	m := metrics.New(reg)
+//	opts.Observer = m
+//	app, _ := skiff.New(ctx, opts)
+//	m.Watch(app)
+//	http.Handle("/metrics", metrics.Handler(reg))
+package metrics
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/skiffhq/skiff"
+	"github.com/skiffhq/skiff/datastore"
+)
+
+// Collector records requests (it is a skiff.Observer) and, once Watch is
+// called, reads an app's gauges at each scrape. It is safe for concurrent
+// use.
+type Collector struct {
+	reg      prometheus.Registerer
+	requests *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+	notices  *prometheus.CounterVec
+	// statuses are the status labels, made once rather than per request.
+	statuses [600]string
+}
+
+var (
+	_ skiff.Observer             = (*Collector)(nil)
+	_ skiff.NotificationObserver = (*Collector)(nil)
+)
+
+// New registers the request metrics on reg and returns their Collector.
+// It panics if reg already holds metrics of the same names, as
+// prometheus.MustRegister does.
+func New(reg prometheus.Registerer) *Collector {
+	c := &Collector{
+		reg: reg,
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "skiff", Name: "requests_total",
+			Help: "Requests answered, by transport (http, socket), route pattern (\"\" when none matched), method and status.",
+		}, []string{"transport", "route", "method", "status"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: "skiff", Name: "request_duration_seconds",
+			Help:    "Time to answer a request, by transport, route pattern and method.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}, []string{"transport", "route", "method"}),
+	}
+	c.notices = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "skiff", Name: "notifications_total",
+		Help: "Model notifications published by the blueprint actions, by model and verb (once each, whatever the number of recipients).",
+	}, []string{"model", "verb"})
+	for i := 100; i < len(c.statuses); i++ {
+		c.statuses[i] = strconv.Itoa(i)
+	}
+	reg.MustRegister(c.requests, c.duration, c.notices)
+	return c
+}
+
+// ObserveRequest implements skiff.Observer.
+func (c *Collector) ObserveRequest(transport, method, route string, status int, d time.Duration) {
+	var label string
+	if status >= 100 && status < len(c.statuses) {
+		label = c.statuses[status]
+	} else {
+		label = strconv.Itoa(status)
+	}
+	c.requests.WithLabelValues(transport, route, method, label).Inc()
+	c.duration.WithLabelValues(transport, route, method).Observe(d.Seconds())
+}
+
+// ObserveNotification implements skiff.NotificationObserver.
+func (c *Collector) ObserveNotification(model, verb string) {
+	c.notices.WithLabelValues(model, verb).Inc()
+}
+
+// Watch registers the gauges and counters read from app at each scrape:
+// sockets connected, messages sent to sockets, slow-consumer disconnects,
+// and the connection pool of each datastore that reports one
+// (datastore.PoolStater). Call it once, after skiff.New.
+func (c *Collector) Watch(app *skiff.App) {
+	hub := app.Realtime()
+	c.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Namespace: "skiff", Name: "sockets_connected", Help: "Sockets connected to this instance.",
+		}, func() float64 { return float64(hub.Count()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Namespace: "skiff", Name: "socket_messages_sent_total",
+			Help: "Messages (notifications and broadcasts) queued to sockets, one per recipient.",
+		}, func() float64 { return float64(hub.Stats().Sent) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Namespace: "skiff", Name: "socket_slow_disconnects_total",
+			Help: "Sockets disconnected because their send queue was full (the message was dropped).",
+		}, func() float64 { return float64(hub.Stats().SlowDisconnects) }),
+	)
+	for name, a := range app.DatastoreAdapters() {
+		ps, ok := a.(datastore.PoolStater)
+		if !ok {
+			continue
+		}
+		labels := prometheus.Labels{"datastore": name}
+		stat := func(f func(datastore.PoolStats) int64) func() float64 {
+			return func() float64 { return float64(f(ps.PoolStats())) }
+		}
+		c.reg.MustRegister(
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Namespace: "skiff", Name: "datastore_connections_open", ConstLabels: labels,
+				Help: "Connections the datastore's pool holds.",
+			}, stat(func(s datastore.PoolStats) int64 { return s.Open })),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Namespace: "skiff", Name: "datastore_connections_in_use", ConstLabels: labels,
+				Help: "Connections of the datastore's pool in use.",
+			}, stat(func(s datastore.PoolStats) int64 { return s.InUse })),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Namespace: "skiff", Name: "datastore_connection_waits_total", ConstLabels: labels,
+				Help: "Times a query waited for a free connection of the datastore's pool.",
+			}, stat(func(s datastore.PoolStats) int64 { return s.Waits })),
+		)
+	}
+}
+
+// Handler serves the metrics gathered by g in the Prometheus text format.
+func Handler(g prometheus.Gatherer) http.Handler {
+	return promhttp.HandlerFor(g, promhttp.HandlerOpts{})
+}
