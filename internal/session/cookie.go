@@ -40,6 +40,15 @@ func newSigner(secret string) *signer {
 	return s
 }
 
+// uriSafe marks the bytes encodeURIComponent leaves as they are:
+// A-Z a-z 0-9 - _ . ! ~ * ' ( ).
+var uriSafe = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || strings.IndexByte("-_.!~*'()", byte(c)) >= 0
+	}
+	return t
+}()
+
 // appendSignature appends the unpadded standard base64 of
 // HMAC-SHA256(token) to dst.
 func (s *signer) appendSignature(dst []byte, token string) []byte {
@@ -91,12 +100,9 @@ func (s *signer) unsign(value string) (string, bool) {
 func appendURIComponent(b []byte, s string) []byte {
 	const hex = "0123456789ABCDEF"
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9',
-			c == '-', c == '_', c == '.', c == '!', c == '~', c == '*', c == '\'', c == '(', c == ')':
+		if c := s[i]; uriSafe[c] {
 			b = append(b, c)
-		default:
+		} else {
 			b = append(b, '%', hex[c>>4], hex[c&15])
 		}
 	}
