@@ -3,10 +3,6 @@
 //
 // An application is either a folder (models/*.yaml, config/*.yaml; see
 // LoadApp and the README) served by the skiff command, or a Go program that
-// builds Options itself and calls New:
-//
-//	opts, err := skiff.LoadApp(ctx, "myapp", "development", os.Getenv)
-//	opts.ParseBlueprintOptions = myParser
-//	app, err := skiff.New(ctx, *opts)
-//	err = app.Serve(ctx, listener)
+// builds Options itself (or loads a folder with LoadApp and adds Go hooks)
+// and calls New, then App.Serve; ExampleLoadApp shows the whole path.
 package skiff
