@@ -41,6 +41,10 @@ type Dialect struct {
 	// LikeCast is the type non-text columns are cast to before LIKE; empty
 	// means the engine converts implicitly.
 	LikeCast string
+	// BinaryLike compares both sides of LIKE as bytes (MySQL: CAST(... AS
+	// BINARY)), so that the match is case-sensitive whatever the column's
+	// collation, and no non-text column is converted with a warning.
+	BinaryLike bool
 	// Types maps a column kind to its default column type.
 	Types map[datastore.Kind]string
 	// AutoIncrementPK is the full column definition suffix (after the name)
@@ -86,7 +90,35 @@ const (
 	// JSONBOperators uses PostgreSQL's jsonb operators ->, ->> and || and
 	// jsonb_typeof.
 	JSONBOperators
+	// JSONMySQL uses the JSON functions MySQL 8 and MariaDB 10.5+ share
+	// (JSON_EXTRACT, JSON_UNQUOTE, JSON_TYPE, JSON_SET) with a $."key"
+	// path, on a JSON column (MySQL) or JSON text (MariaDB).
+	JSONMySQL
 )
+
+// MySQL returns the dialect of MySQL 8.0 and MariaDB 10.5 or later: no
+// RETURNING (adapters read the rows back), backquoted identifiers, ?
+// placeholders. Types is what Define uses; the adapter gives indexed
+// string columns a bounded VARCHAR instead (see datastore/mysql).
+func MySQL() *Dialect {
+	return &Dialect{
+		Name:            "mysql",
+		Quote:           '`',
+		LikeEscape:      `'\\'`,
+		BinaryLike:      true,
+		OffsetOnlyLimit: "18446744073709551615",
+		Types: map[datastore.Kind]string{
+			datastore.String:  "LONGTEXT",
+			datastore.Number:  "DOUBLE",
+			datastore.Integer: "BIGINT",
+			datastore.Boolean: "BOOLEAN",
+			datastore.JSON:    "JSON",
+		},
+		AutoIncrementPK: "BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY",
+		MaxIdent:        64,
+		JSON:            JSONMySQL,
+	}
+}
 
 // SQLite returns the dialect of SQLite 3.35 or later (RETURNING, DROP
 // COLUMN, window functions).
