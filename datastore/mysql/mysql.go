@@ -261,8 +261,16 @@ func sslOption(mc *mysql.Config, options map[string]any) error {
 			}
 		case map[string]any:
 			mc.TLSConfig = "true"
-			if r, ok := x["rejectUnauthorized"].(bool); ok && !r {
-				mc.TLSConfig = "skip-verify"
+			for k, v := range x {
+				r, ok := v.(bool)
+				switch {
+				case k != "rejectUnauthorized":
+					return fmt.Errorf("ssl.%s is not supported: the server's certificate must be signed by an authority the system trusts, or set rejectUnauthorized: false", k)
+				case !ok:
+					return fmt.Errorf("ssl.rejectUnauthorized must be true or false, not %v", v)
+				case !r:
+					mc.TLSConfig = "skip-verify"
+				}
 			}
 		default:
 			return fmt.Errorf("ssl must be true, false or an object like {rejectUnauthorized: false}, not %v", v)

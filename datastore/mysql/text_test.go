@@ -121,3 +121,20 @@ func TestOpenErrors(t *testing.T) {
 	}
 	db.Close()
 }
+
+// TestSSLOption checks sails-mysql's ssl setting: TLS asked of a server
+// without it fails to connect, and certificate keys are refused.
+func TestSSLOption(t *testing.T) {
+	u := testenv.MySQLDatabase(t)
+	if _, err := mysql.Open(t.Context(), datastore.Config{URL: u, Options: map[string]any{"ssl": map[string]any{"ca": "x.pem"}}}); err == nil || !strings.Contains(err.Error(), "ssl.ca is not supported") {
+		t.Errorf("Open(ssl.ca) = %v, want a refusal", err)
+	}
+	if _, err := mysql.Open(t.Context(), datastore.Config{URL: u, Options: map[string]any{"ssl": "yes"}}); err == nil {
+		t.Errorf("Open(ssl: yes) = nil error, want a refusal")
+	}
+	db, err := mysql.Open(t.Context(), datastore.Config{URL: u, Options: map[string]any{"ssl": false}})
+	if err != nil {
+		t.Fatalf("Open(ssl: false) = %v", err)
+	}
+	db.Close()
+}
