@@ -192,3 +192,9 @@ func petshopWithData(b *testing.B, environ []string) http.Handler {
 	}
 	return h
 }
+
+// BenchmarkPopulatedListMySQL is BenchmarkPopulatedList on MySQL or
+// MariaDB (skipped when it is not reachable; see internal/testenv).
+func BenchmarkPopulatedListMySQL(b *testing.B) {
+	populatedLists(b, petshopWithData(b, []string{"SKIFF_DATASTORES__DEFAULT__ADAPTER=mysql", "SKIFF_DATASTORES__DEFAULT__URL=" + testenv.MySQLDatabase(b)}))
+}
