@@ -45,6 +45,11 @@ type Dialect struct {
 	// BINARY)), so that the match is case-sensitive whatever the column's
 	// collation, and no non-text column is converted with a warning.
 	BinaryLike bool
+	// UnionJoin makes SelectUnion join its keys as a derived table
+	// instead of testing them with IN (subquery): MariaDB runs such an IN
+	// as a subquery per row of a full scan, and a locking read then locks,
+	// or waits for, every row it scans.
+	UnionJoin bool
 	// Types maps a column kind to its default column type.
 	Types map[datastore.Kind]string
 	// AutoIncrementPK is the full column definition suffix (after the name)
@@ -106,6 +111,7 @@ func MySQL() *Dialect {
 		Quote:           '`',
 		LikeEscape:      `'\\'`,
 		BinaryLike:      true,
+		UnionJoin:       true,
 		OffsetOnlyLimit: "18446744073709551615",
 		Types: map[datastore.Kind]string{
 			datastore.String:  "LONGTEXT",
