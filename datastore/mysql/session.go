@@ -414,29 +414,12 @@ func (s *session) Lock(ctx context.Context, locks []datastore.Lock, reads ...*da
 	tables := make([]string, 0, len(locks)+len(reads))
 	noWait := false
 	for _, l := range locks {
-		sel := *l.Query
-		if len(sel.Select) == 0 {
-			sel.Select = []string{sel.Table.PrimaryKey}
-		}
-		var st sqlgen.Stmt
-		var err error
-		if l.Or != nil || l.Linked != nil {
-			st, err = sqlgen.SelectUnion(s.db.d, &sel, l.Or, l.Linked)
-		} else {
-			st, err = sqlgen.Select(s.db.d, &sel)
-		}
+		st, err := s.lockStmt(l)
 		if err != nil {
 			return nil, fmt.Errorf("lock: %w", err)
 		}
-		switch {
-		case s.tx == nil:
-		case l.NoWait:
-			st.SQL += " FOR UPDATE NOWAIT"
-			noWait = true
-		default:
-			st.SQL += " FOR UPDATE"
-		}
-		stmts, tables = append(stmts, st), append(tables, sel.Table.Name)
+		noWait = noWait || l.NoWait
+		stmts, tables = append(stmts, st), append(tables, l.Query.Table.Name)
 	}
 	for _, q := range reads {
 		st, err := sqlgen.Select(s.db.d, q)
@@ -450,6 +433,33 @@ func (s *session) Lock(ctx context.Context, locks []datastore.Lock, reads ...*da
 		return nil, fmt.Errorf("lock %w", lockError(err, noWait))
 	}
 	return out, nil
+}
+
+// lockStmt compiles the SELECT ... FOR UPDATE [NOWAIT] of l (a plain
+// SELECT outside a transaction).
+func (s *session) lockStmt(l datastore.Lock) (sqlgen.Stmt, error) {
+	sel := *l.Query
+	if len(sel.Select) == 0 {
+		sel.Select = []string{sel.Table.PrimaryKey}
+	}
+	var st sqlgen.Stmt
+	var err error
+	if l.Or != nil || l.Linked != nil {
+		st, err = sqlgen.SelectUnion(s.db.d, &sel, l.Or, l.Linked)
+	} else {
+		st, err = sqlgen.Select(s.db.d, &sel)
+	}
+	if err != nil {
+		return st, err
+	}
+	switch {
+	case s.tx == nil:
+	case l.NoWait:
+		st.SQL += " FOR UPDATE NOWAIT"
+	default:
+		st.SQL += " FOR UPDATE"
+	}
+	return st, nil
 }
 
 // multi runs stmts, each returning rows, in one round trip (one
