@@ -17,6 +17,7 @@
 #   bench/compare.sh                                # both pairs, 2 connections, 3 rounds of 5 s
 #   DURATION=3s ROUNDS=5 CONNS="2 4" STORES=sqlite bench/compare.sh
 #   BASE=main~3 bench/compare.sh                    # also an older Skiff: before/after, same run
+#   SAILS_PORT=28637 SKIFF_PORT=28638 BASE_PORT=28639 bench/compare.sh  # beside another run
 #
 # With BASE (a git revision), Skiff as built from that revision is served too, on the same store,
 # and loaded in the same alternation; the table gains its req/s and this tree's ratio to it. That
@@ -40,13 +41,20 @@ SAILS_DB=skiff_bench_sails
 MY_SERVER=${SKIFF_BENCH_MYSQL_URL:-mysql://root@127.0.0.1:3306}
 PG_SERVER=${PG_URL%%\?*}
 PG_SERVER=${PG_SERVER%/*}
-SAILS_PORT=18637
-SKIFF_PORT=18638
-BASE_PORT=18639
+SAILS_PORT=${SAILS_PORT:-18637}
+SKIFF_PORT=${SKIFF_PORT:-18638}
+BASE_PORT=${BASE_PORT:-18639}
 BASE=${BASE:-}
 . bench/lib.sh
 for tool in wrk curl jq node npm; do
   command -v "$tool" >/dev/null || { echo "bench: $tool is missing" >&2; exit 1; }
+done
+
+# A server already on one of the ports (another run) would answer for ours.
+for port in $SAILS_PORT $SKIFF_PORT $BASE_PORT; do
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+    echo "bench: port $port is in use (another compare.sh?); set SAILS_PORT, SKIFF_PORT, BASE_PORT" >&2; exit 1
+  fi
 done
 
 work=$(mktemp -d)
