@@ -14,7 +14,7 @@
 # endpoint with JSON of a different shape (keys, value types, array lengths), since those
 # figures would compare different work.
 #
-#   bench/compare.sh                                # both pairs, 2 connections, 3 rounds of 5 s
+#   bench/compare.sh                                # the three pairs, 2 connections, 3 rounds of 5 s
 #   DURATION=3s ROUNDS=5 CONNS="2 4" STORES=sqlite bench/compare.sh
 #   BASE=main~3 bench/compare.sh                    # also an older Skiff: before/after, same run
 #   SAILS_PORT=28637 SKIFF_PORT=28638 BASE_PORT=28639 bench/compare.sh  # beside another run
@@ -23,7 +23,7 @@
 # and loaded in the same alternation; the table gains its req/s and this tree's ratio to it. That
 # is how a change shows it costs nothing: before and after measured in one run, side by side.
 #
-# Needs node and npm (runs `npm ci` in bench/sails once), wrk, curl, jq, psql. PostgreSQL: Skiff
+# Needs node and npm (runs `npm ci` in bench/sails once), wrk, curl, jq, psql, mysql. PostgreSQL: Skiff
 # uses the schema skiff_bench_compare of $SKIFF_BENCH_POSTGRES_URL (default: the `test` database);
 # sails-postgresql always writes to "public", so Sails gets a database of its own,
 # skiff_bench_sails, on the same server. Both are dropped and created afresh each run. MySQL:
@@ -35,7 +35,7 @@ cd "$(dirname "$0")/.."
 DURATION=${DURATION:-5s}
 ROUNDS=${ROUNDS:-3}
 CONNS=${CONNS:-2}
-STORES=${STORES:-"sqlite postgres"}
+STORES=${STORES:-"sqlite postgres mysql"}
 PG_URL=${SKIFF_BENCH_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/test?sslmode=disable}
 SAILS_DB=skiff_bench_sails
 MY_SERVER=${SKIFF_BENCH_MYSQL_URL:-mysql://root@127.0.0.1:3306}
