@@ -153,6 +153,12 @@ func (db *DB) alter(ctx context.Context, q querier, t *datastore.Table) error {
 	if err != nil {
 		return fmt.Errorf("define %s: %w", t.Name, err)
 	}
+	// Text columns, which need a bounded type before they can be indexed.
+	texts, err := db.names(ctx, q, `SELECT COLUMN_NAME FROM information_schema.COLUMNS
+		WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND DATA_TYPE IN ('tinytext', 'text', 'mediumtext', 'longtext')`, t.Name)
+	if err != nil {
+		return fmt.Errorf("define %s: %w", t.Name, err)
+	}
 	if len(have) == 0 {
 		return db.exec(ctx, q, t, db.createTable(t))
 	}
@@ -175,9 +181,19 @@ func (db *DB) alter(ctx context.Context, q querier, t *datastore.Table) error {
 		}
 	}
 	for _, ix := range sqlgen.Indexes(db.d, t) {
-		if !slices.Contains(indexes, ix.Name) {
-			changes = append(changes, "ADD "+db.indexDef(ix))
+		if slices.Contains(indexes, ix.Name) {
+			continue
 		}
+		// A string column that became unique or indexed: InnoDB indexes
+		// no whole text column, so it becomes a VARCHAR first (a longer
+		// value already stored makes the ALTER fail, and says so).
+		for _, name := range ix.Columns {
+			if c := t.Column(name); c != nil && slices.Contains(texts, name) && db.columnType(c, true) == keyStringType {
+				changes = append(changes, "MODIFY COLUMN "+db.columnDef(t, c, true, false))
+				texts = slices.DeleteFunc(texts, func(s string) bool { return s == name })
+			}
+		}
+		changes = append(changes, "ADD "+db.indexDef(ix))
 	}
 	if len(changes) == 0 {
 		return nil

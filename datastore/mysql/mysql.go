@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -100,7 +101,13 @@ func Open(ctx context.Context, cfg datastore.Config) (*DB, error) {
 	db.pool = sql.OpenDB(connector)
 	// Idle connections are kept: a new one costs a handshake and the
 	// session settings, several round trips.
-	db.pool.SetMaxIdleConns(64)
+	// The pool is bounded, well under the servers' default of 151
+	// connections: a burst of requests queues here rather than failing
+	// with "Too many connections". A transaction holds one connection
+	// and never asks for a second.
+	n := max(16, 8*runtime.GOMAXPROCS(0))
+	db.pool.SetMaxOpenConns(n)
+	db.pool.SetMaxIdleConns(n)
 	db.pool.SetConnMaxIdleTime(5 * time.Minute)
 	if err := db.pool.PingContext(ctx); err != nil {
 		db.pool.Close()

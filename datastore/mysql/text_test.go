@@ -138,3 +138,32 @@ func TestSSLOption(t *testing.T) {
 	}
 	db.Close()
 }
+
+// TestAlterIndexesText checks that migrate: alter can make an existing
+// text column unique: it becomes a VARCHAR first.
+func TestAlterIndexesText(t *testing.T) {
+	db := open(t)
+	ctx := t.Context()
+	tbl := &datastore.Table{Name: "people", PrimaryKey: "id", Columns: []datastore.Column{
+		{Name: "id", Kind: datastore.Integer, PrimaryKey: true, AutoIncrement: true, NotNull: true},
+		{Name: "email", Kind: datastore.String},
+	}}
+	if err := db.Define(ctx, []*datastore.Table{tbl}, datastore.MigrateDrop); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Create(ctx, tbl, []datastore.Record{{"email": "a@x"}}); err != nil {
+		t.Fatal(err)
+	}
+	tbl.Columns[1].Unique = true
+	if err := db.Define(ctx, []*datastore.Table{tbl}, datastore.MigrateAlter); err != nil {
+		t.Fatalf("Define(alter, unique) = %v", err)
+	}
+	_, err := db.Create(ctx, tbl, []datastore.Record{{"email": "a@x"}})
+	var ue *datastore.UniqueError
+	if !errors.As(err, &ue) || !cmp.Equal(ue.Columns, []string{"email"}) {
+		t.Errorf("Create(duplicate) = %v, want a UniqueError on [email]", err)
+	}
+	if err := db.Define(ctx, []*datastore.Table{tbl}, datastore.MigrateAlter); err != nil {
+		t.Errorf("Define(alter) again = %v", err)
+	}
+}
