@@ -193,9 +193,15 @@ func parseConfig(cfg datastore.Config) (*mysql.Config, error) {
 	if mc.Params == nil {
 		mc.Params = map[string]string{}
 	}
-	for k, v := range mc.Params {
-		if (strings.EqualFold(k, "charset") || strings.EqualFold(k, "collation")) && !strings.HasPrefix(strings.ToLower(v), "utf8mb4") {
-			return nil, fmt.Errorf("url parameter %s=%s: Skiff talks utf8mb4 to MySQL, leave it out", k, v)
+	// The driver keeps charset to itself: read it from the url.
+	if _, query, ok := strings.Cut(cfg.URL, "?"); ok {
+		params, _ := url.ParseQuery(query)
+		for k, vs := range params {
+			for _, v := range vs {
+				if (strings.EqualFold(k, "charset") || strings.EqualFold(k, "collation")) && !strings.HasPrefix(strings.ToLower(v), "utf8mb4") {
+					return nil, fmt.Errorf("url parameter %s=%s: Skiff talks utf8mb4 to MySQL, leave it out", k, v)
+				}
+			}
 		}
 	}
 	mc.Collation = "utf8mb4_general_ci"
