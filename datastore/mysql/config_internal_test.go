@@ -10,7 +10,7 @@ import (
 func TestParseConfig(t *testing.T) {
 	tests := []struct {
 		url, user, pass, addr, db, tls string
-		options                         map[string]any
+		options                        map[string]any
 	}{
 		{url: "mysql://root@127.0.0.1:3306/app", user: "root", addr: "127.0.0.1:3306", db: "app"},
 		{url: "mariadb://u:p%40ss@db.example:3307/shop", user: "u", pass: "p@ss", addr: "db.example:3307", db: "shop"},
