@@ -20,6 +20,8 @@ func TestParseConfig(t *testing.T) {
 		{url: "mysql://u@h/app?ssl=true", user: "u", addr: "h:3306", db: "app", tls: "true"},
 		{url: "mysql://u@h/app", user: "u", addr: "h:3306", db: "app", tls: "skip-verify", options: map[string]any{"ssl": map[string]any{"rejectUnauthorized": false}}},
 		{url: "u:pw@tcp(h:3310)/dsn", user: "u", pass: "pw", addr: "h:3310", db: "dsn"},
+		{user: "me", pass: "s/cr@t", addr: "db.example:3307", db: "app", options: map[string]any{"host": "db.example", "port": 3307.0, "user": "me", "password": "s/cr@t", "database": "app"}},
+		{user: "root", addr: "127.0.0.1:3306", db: "app", options: map[string]any{"host": "localhost", "database": "app"}},
 	}
 	for _, tt := range tests {
 		mc, err := parseConfig(datastore.Config{URL: tt.url, Options: tt.options})

@@ -172,6 +172,9 @@ func explain(err error, mc *mysql.Config) error {
 // with the settings the adapter relies on.
 func parseConfig(cfg datastore.Config) (*mysql.Config, error) {
 	if cfg.URL == "" {
+		cfg.URL = urlFromKeys(cfg.Options)
+	}
+	if cfg.URL == "" {
 		return nil, errors.New("datastore url is required (mysql://user:password@host:3306/database)")
 	}
 	var mc *mysql.Config
@@ -213,6 +216,40 @@ func parseConfig(cfg datastore.Config) (*mysql.Config, error) {
 		mc.Timeout = 10 * time.Second
 	}
 	return mc, nil
+}
+
+// urlFromKeys builds a URL from sails-mysql's separate settings host,
+// port, user, password and database, or returns "" when database is not
+// set. Keys match in any case (an environment variable's name comes
+// lower-cased).
+func urlFromKeys(options map[string]any) string {
+	get := func(name string) string {
+		for k, v := range options {
+			if strings.EqualFold(k, name) && v != nil {
+				return fmt.Sprint(v)
+			}
+		}
+		return ""
+	}
+	db := get("database")
+	if db == "" {
+		return ""
+	}
+	host, port, user := get("host"), get("port"), get("user")
+	if host == "" || host == "localhost" {
+		host = "127.0.0.1"
+	}
+	if port == "" {
+		port = "3306"
+	}
+	if user == "" {
+		user = "root"
+	}
+	u := &url.URL{Scheme: "mysql", Host: net.JoinHostPort(host, port), Path: "/" + db, User: url.User(user)}
+	if pass := get("password"); pass != "" {
+		u.User = url.UserPassword(user, pass)
+	}
+	return u.String()
 }
 
 // fromURL reads a mysql:// or mariadb:// URL.
