@@ -41,6 +41,7 @@ func (db *DB) define(ctx context.Context, q querier, tables []*datastore.Table, 
 			if err := db.exec(ctx, q, t, db.createTable(t)); err != nil {
 				return err
 			}
+			db.defined(t)
 		}
 		return nil
 	case datastore.MigrateAlter:
@@ -48,6 +49,7 @@ func (db *DB) define(ctx context.Context, q querier, tables []*datastore.Table, 
 			if err := db.alter(ctx, q, t); err != nil {
 				return err
 			}
+			db.defined(t)
 		}
 		return nil
 	}
@@ -59,6 +61,31 @@ func (db *DB) exec(ctx context.Context, q querier, t *datastore.Table, stmt stri
 		return fmt.Errorf("define %s: %w", t.Name, errors.Join(err, fmt.Errorf("in %s", stmt)))
 	}
 	return nil
+}
+
+// defined records that t has the indexes sqlgen.Indexes lists.
+func (db *DB) defined(t *datastore.Table) {
+	names := map[string]bool{}
+	for _, ix := range sqlgen.Indexes(db.d, t) {
+		names[ix.Name] = true
+	}
+	db.indexes.Store(t.Name, names)
+}
+
+// indexOn returns the name of an index Define made on t whose first column
+// is col, or "" when it made none (or Define did not run: migrate safe).
+func (db *DB) indexOn(t *datastore.Table, col string) string {
+	v, ok := db.indexes.Load(t.Name)
+	if !ok {
+		return ""
+	}
+	made := v.(map[string]bool)
+	for _, ix := range sqlgen.Indexes(db.d, t) {
+		if made[ix.Name] && ix.Columns[0] == col {
+			return ix.Name
+		}
+	}
+	return ""
 }
 
 // indexed returns the columns of t that are in an index Define makes, the

@@ -30,6 +30,7 @@ import (
 	"net/url"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -47,6 +48,9 @@ type DB struct {
 	collation string
 	mariaDB   bool
 	closed    atomic.Bool
+	// indexes holds, by table name, the names of the indexes Define made
+	// or found (map[string]bool), which writes may name in a hint.
+	indexes sync.Map
 }
 
 var (
