@@ -30,6 +30,12 @@ var backends = []backend{
 			"SKIFF_DATASTORES__DEFAULT__URL":     testenv.Postgres(t),
 		}
 	}},
+	{"mysql", func(t *testing.T) map[string]string {
+		return map[string]string{
+			"SKIFF_DATASTORES__DEFAULT__ADAPTER": "mysql",
+			"SKIFF_DATASTORES__DEFAULT__URL":     testenv.MySQLDatabase(t),
+		}
+	}},
 }
 
 // startApp serves dir (an app folder) with env overrides on an httptest server.

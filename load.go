@@ -11,6 +11,7 @@ import (
 
 	"github.com/skiffhq/skiff/blueprint"
 	"github.com/skiffhq/skiff/datastore"
+	"github.com/skiffhq/skiff/datastore/mysql"
 	"github.com/skiffhq/skiff/datastore/postgres"
 	"github.com/skiffhq/skiff/datastore/sqlite"
 	"github.com/skiffhq/skiff/internal/assets"
@@ -31,6 +32,13 @@ func Adapters() map[string]datastore.OpenFunc {
 		},
 		"postgres": func(ctx context.Context, c datastore.Config) (datastore.Adapter, error) {
 			db, err := postgres.Open(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			return db, nil
+		},
+		"mysql": func(ctx context.Context, c datastore.Config) (datastore.Adapter, error) {
+			db, err := mysql.Open(ctx, c)
 			if err != nil {
 				return nil, err
 			}
@@ -136,7 +144,7 @@ func LoadApp(ctx context.Context, dir, env string, environ []string) (*Options, 
 		open, ok := openers[adapter]
 		if !ok {
 			closeAll(opts.Datastores)
-			return nil, fmt.Errorf("datastore %s: unknown adapter %q (use sqlite or postgres)", name, adapter)
+			return nil, fmt.Errorf("datastore %s: unknown adapter %q (use sqlite, postgres or mysql)", name, adapter)
 		}
 		url, _ := dc["url"].(string)
 		a, err := open(ctx, datastore.Config{Name: name, Adapter: adapter, URL: url, Dir: dir, Options: dc})

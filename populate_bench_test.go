@@ -105,12 +105,15 @@ func BenchmarkFindOne(b *testing.B) {
 	})
 }
 
-// onEachStore runs fn as a sub-benchmark on SQLite, then on PostgreSQL
-// (skipped when it is not reachable), with the SKIFF_* overrides that
+// onEachStore runs fn as a sub-benchmark on SQLite, then on PostgreSQL and
+// MySQL (each skipped when it is not reachable), with the SKIFF_* overrides that
 // select the store.
 func onEachStore(b *testing.B, fn func(b *testing.B, environ []string)) {
 	b.Run("sqlite", func(b *testing.B) { fn(b, nil) })
 	b.Run("postgres", func(b *testing.B) { fn(b, postgresEnviron(b)) })
+	b.Run("mysql", func(b *testing.B) {
+		fn(b, []string{"SKIFF_DATASTORES__DEFAULT__ADAPTER=mysql", "SKIFF_DATASTORES__DEFAULT__URL=" + testenv.MySQLDatabase(b)})
+	})
 }
 
 // postgresEnviron points the example app's default datastore at a fresh
@@ -203,4 +206,10 @@ func seedPetshop(b *testing.B, h http.Handler) http.Handler {
 		serveOK(b, h, http.MethodPost, "/tag", fmt.Sprintf(`{"label":"tag %d","pets":[%s]}`, t, strings.Join(ids, ",")))
 	}
 	return h
+}
+
+// BenchmarkPopulatedListMySQL is BenchmarkPopulatedList on MySQL or
+// MariaDB (skipped when it is not reachable; see internal/testenv).
+func BenchmarkPopulatedListMySQL(b *testing.B) {
+	populatedLists(b, petshopWithData(b, []string{"SKIFF_DATASTORES__DEFAULT__ADAPTER=mysql", "SKIFF_DATASTORES__DEFAULT__URL=" + testenv.MySQLDatabase(b)}))
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/skiffhq/skiff"
 	"github.com/skiffhq/skiff/datastore"
+	"github.com/skiffhq/skiff/datastore/mysql"
 	"github.com/skiffhq/skiff/datastore/postgres"
 	"github.com/skiffhq/skiff/datastore/sqlite"
 	"github.com/skiffhq/skiff/internal/testenv"
@@ -31,7 +32,7 @@ type sessionStore struct {
 
 func sessionStores(t *testing.T) []sessionStore {
 	sqliteFile := filepath.Join(t.TempDir(), "sessions.db")
-	var pgURL string
+	var pgURL, myURL string
 	var redisPrefix string
 	return []sessionStore{
 		{name: "memory", session: func(*testing.T) skiff.SessionOptions { return skiff.SessionOptions{} }},
@@ -67,6 +68,22 @@ func sessionStores(t *testing.T) []sessionStore {
 					t.Fatal(err)
 				}
 				return map[string]datastore.Adapter{"default": db, "sessions": pg}
+			},
+			shared: true,
+		},
+		{
+			name: "datastore on MySQL",
+			// Sessions and models share one MySQL database.
+			session: func(*testing.T) skiff.SessionOptions { return skiff.SessionOptions{Adapter: "datastore"} },
+			datastores: func(t *testing.T) map[string]datastore.Adapter {
+				if myURL == "" {
+					myURL = testenv.MySQLDatabase(t)
+				}
+				db, err := mysql.Open(context.Background(), datastore.Config{Name: "default", URL: myURL})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return map[string]datastore.Adapter{"default": db}
 			},
 			shared: true,
 		},

@@ -3,7 +3,8 @@
 # issues' speed targets ("at least 10x real Sails") are ratios against. Real Sails comes from npm
 # (bench/sails: the petshop models as a Sails app, versions pinned by its package-lock.json).
 #
-# For each store pair — sails-disk vs Skiff's SQLite, sails-postgresql vs Skiff's PostgreSQL —
+# For each store pair — sails-disk vs Skiff's SQLite, sails-postgresql vs Skiff's PostgreSQL,
+# sails-mysql vs Skiff's MySQL (STORES=mysql; MariaDB here) —
 # it starts Sails and Skiff side by side, seeds both with the rows bench/run.sh seeds, checks
 # that every endpoint answers 200, then loads each endpoint with wrk, Sails then Skiff, ROUNDS
 # times over, and keeps each side's median. Alternating keeps the machine's drift (its speed can
@@ -13,35 +14,47 @@
 # endpoint with JSON of a different shape (keys, value types, array lengths), since those
 # figures would compare different work.
 #
-#   bench/compare.sh                                # both pairs, 2 connections, 3 rounds of 5 s
+#   bench/compare.sh                                # the three pairs, 2 connections, 3 rounds of 5 s
 #   DURATION=3s ROUNDS=5 CONNS="2 4" STORES=sqlite bench/compare.sh
 #   BASE=main~3 bench/compare.sh                    # also an older Skiff: before/after, same run
+#   SAILS_PORT=28637 SKIFF_PORT=28638 BASE_PORT=28639 bench/compare.sh  # beside another run
 #
 # With BASE (a git revision), Skiff as built from that revision is served too, on the same store,
 # and loaded in the same alternation; the table gains its req/s and this tree's ratio to it. That
 # is how a change shows it costs nothing: before and after measured in one run, side by side.
 #
-# Needs node and npm (runs `npm ci` in bench/sails once), wrk, curl, jq, psql. PostgreSQL: Skiff
+# Needs node and npm (runs `npm ci` in bench/sails once), wrk, curl, jq, psql, mysql. PostgreSQL: Skiff
 # uses the schema skiff_bench_compare of $SKIFF_BENCH_POSTGRES_URL (default: the `test` database);
 # sails-postgresql always writes to "public", so Sails gets a database of its own,
-# skiff_bench_sails, on the same server. Both are dropped and created afresh each run.
+# skiff_bench_sails, on the same server. Both are dropped and created afresh each run. MySQL:
+# Skiff and Sails each get a database of their own (skiff_bench_compare, skiff_bench_sails) on
+# $SKIFF_BENCH_MYSQL_URL's server (default mysql://root@127.0.0.1:3306), made afresh each run
+# with the mysql client.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-5s}
 ROUNDS=${ROUNDS:-3}
 CONNS=${CONNS:-2}
-STORES=${STORES:-"sqlite postgres"}
+STORES=${STORES:-"sqlite postgres mysql"}
 PG_URL=${SKIFF_BENCH_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/test?sslmode=disable}
 SAILS_DB=skiff_bench_sails
+MY_SERVER=${SKIFF_BENCH_MYSQL_URL:-mysql://root@127.0.0.1:3306}
 PG_SERVER=${PG_URL%%\?*}
 PG_SERVER=${PG_SERVER%/*}
-SAILS_PORT=18637
-SKIFF_PORT=18638
-BASE_PORT=18639
+SAILS_PORT=${SAILS_PORT:-18637}
+SKIFF_PORT=${SKIFF_PORT:-18638}
+BASE_PORT=${BASE_PORT:-18639}
 BASE=${BASE:-}
 . bench/lib.sh
 for tool in wrk curl jq node npm; do
   command -v "$tool" >/dev/null || { echo "bench: $tool is missing" >&2; exit 1; }
+done
+
+# A server already on one of the ports (another run) would answer for ours.
+for port in $SAILS_PORT $SKIFF_PORT $BASE_PORT; do
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+    echo "bench: port $port is in use (another compare.sh?); set SAILS_PORT, SKIFF_PORT, BASE_PORT" >&2; exit 1
+  fi
 done
 
 work=$(mktemp -d)
@@ -76,6 +89,10 @@ start_sails() { # store
     PGOPTIONS=--client-min-messages=warning psql "$PG_URL" -qc "DROP DATABASE IF EXISTS $SAILS_DB" -c "CREATE DATABASE $SAILS_DB" >/dev/null
     envs+=("SAILS_BENCH_POSTGRES_URL=$PG_SERVER/$SAILS_DB")
   fi
+  if [ "$1" = mysql ]; then
+    bench_mysql_fresh "$MY_SERVER" "$SAILS_DB"
+    envs+=("SAILS_BENCH_MYSQL_URL=$MY_SERVER/$SAILS_DB")
+  fi
   rm -rf "$work/sails-disk"
   env "${envs[@]}" node bench/sails/app.js >"$work/sails-$1.log" 2>&1 &
   pid[sails]=$!
@@ -83,13 +100,17 @@ start_sails() { # store
 
 start_skiff() { # store
   rm -rf "$work/app/.tmp"
-  bench_skiff_start "$work/skiff" "$work/app" "$1" "$SKIFF_PORT" "$work/skiff-$1.log" "$PG_URL" skiff_bench_compare
+  bench_skiff_start "$work/skiff" "$work/app" "$1" "$SKIFF_PORT" "$work/skiff-$1.log" "$(server_of "$1")" skiff_bench_compare
   pid[skiff]=$BENCH_PID
+}
+
+server_of() { # store: the server URL bench_skiff_start wants
+  if [ "$1" = mysql ]; then echo "$MY_SERVER"; else echo "$PG_URL"; fi
 }
 
 start_base() { # store
   rm -rf "$work/base-app/.tmp"
-  bench_skiff_start "$work/skiff-base" "$work/base-app" "$1" "$BASE_PORT" "$work/base-$1.log" "$PG_URL" skiff_bench_base
+  bench_skiff_start "$work/skiff-base" "$work/base-app" "$1" "$BASE_PORT" "$work/base-$1.log" "$(server_of "$1")" skiff_bench_base
   pid[base]=$BENCH_PID
 }
 
@@ -119,7 +140,11 @@ probe() {
 
 # store_name store: the pair of stores compared.
 store_name() {
-  if [ "$1" = sqlite ]; then echo "sails-disk / SQLite"; else echo "sails-postgresql / PostgreSQL"; fi
+  case "$1" in
+    sqlite) echo "sails-disk / SQLite" ;;
+    mysql) echo "sails-mysql / MySQL (MariaDB)" ;;
+    *) echo "sails-postgresql / PostgreSQL" ;;
+  esac
 }
 
 # load label path [script]: each side's median req/s at each connection count, over ROUNDS

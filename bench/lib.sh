@@ -74,15 +74,31 @@ bench_wrk() {
   printf '%s %s\n' "$(awk '/Requests\/sec/ {print $2}' <<<"$out")" "$(awk '$1=="99%" {print $2}' <<<"$out")"
 }
 
-# bench_skiff_start BIN APP STORE PORT LOG [PG_URL SCHEMA]: serves APP with Skiff in the
-# background on 127.0.0.1:PORT and sets BENCH_PID. STORE is sqlite (APP/.tmp) or postgres: then
-# SCHEMA of PG_URL is dropped and created afresh, so nothing else in that database is touched.
+# bench_mysql_fresh SERVER DB: drops and creates database DB on the MySQL server SERVER
+# (mysql://user[:password]@host:port) with the mysql client.
+bench_mysql_fresh() {
+  local rest=${1#*://} creds host port pass=
+  creds=${rest%@*}; host=${rest##*@}; port=${host##*:}; host=${host%:*}
+  if [[ $creds == *:* ]]; then pass=${creds#*:}; fi
+  MYSQL_PWD=$pass mysql -h"$host" -P"$port" -u"${creds%%:*}" \
+    -e "DROP DATABASE IF EXISTS \`$2\`; CREATE DATABASE \`$2\` CHARACTER SET utf8mb4"
+}
+
+# bench_skiff_start BIN APP STORE PORT LOG [SERVER SCHEMA]: serves APP with Skiff in the
+# background on 127.0.0.1:PORT and sets BENCH_PID. STORE is sqlite (APP/.tmp), postgres: then
+# SCHEMA of the PostgreSQL URL SERVER is dropped and created afresh, so nothing else in that
+# database is touched; or mysql: then database SCHEMA on the MySQL server SERVER
+# (mysql://user@host:port) is dropped and created afresh.
 bench_skiff_start() {
   local bin=$1 app=$2 store=$3 port=$4 log=$5 pg_url=${6:-} schema=${7:-}
   local envs=(SKIFF_ENV=development)
   if [ "$store" = postgres ]; then
     PGOPTIONS=--client-min-messages=warning psql "$pg_url" -qc "DROP SCHEMA IF EXISTS $schema CASCADE; CREATE SCHEMA $schema" >/dev/null
     envs+=(SKIFF_DATASTORES__DEFAULT__ADAPTER=postgres "SKIFF_DATASTORES__DEFAULT__URL=$pg_url&search_path=$schema")
+  fi
+  if [ "$store" = mysql ]; then
+    bench_mysql_fresh "$pg_url" "$schema"
+    envs+=(SKIFF_DATASTORES__DEFAULT__ADAPTER=mysql "SKIFF_DATASTORES__DEFAULT__URL=$pg_url/$schema")
   fi
   env "${envs[@]}" "$bin" serve --app "$app" --port "$port" --host 127.0.0.1 >"$log" 2>&1 &
   BENCH_PID=$!

@@ -441,7 +441,10 @@ func (o *ORM) lockedMembers(ctx context.Context, m *model.Model, a *model.Attrib
 	var locked lockedRows
 	var read [][]datastore.Record
 	if mode == lockParentFirst {
-		sets, err := o.parentFirstSets(e, te, a, pk, children)
+		// err is the function's: a failed lock (a busy child) must
+		// reach the check below, not die in this block.
+		var sets []lockSet
+		sets, err = o.parentFirstSets(e, te, a, pk, children)
 		if err != nil {
 			return nil, nil, err
 		}

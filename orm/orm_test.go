@@ -6,6 +6,7 @@ import (
 
 	"github.com/skiffhq/skiff/criteria"
 	"github.com/skiffhq/skiff/datastore"
+	"github.com/skiffhq/skiff/datastore/mysql"
 	"github.com/skiffhq/skiff/datastore/postgres"
 	"github.com/skiffhq/skiff/datastore/sqlite"
 	"github.com/skiffhq/skiff/internal/testenv"
@@ -78,8 +79,8 @@ func remigrated(t *testing.T, db datastore.Adapter, models ...*model.Model) *orm
 	return o
 }
 
-// onEachAdapter runs fn on a fresh SQLite database and on a PostgreSQL
-// schema of its own (internal/testenv: skipped when PostgreSQL is out of
+// onEachAdapter runs fn on a fresh SQLite database, on a PostgreSQL
+// schema of its own and on a MySQL database of its own (internal/testenv: skipped when PostgreSQL is out of
 // reach, failed under CI=true). fn owns the adapter and closes it.
 func onEachAdapter(t *testing.T, fn func(t *testing.T, db datastore.Adapter)) {
 	t.Run("sqlite", func(t *testing.T) {
@@ -91,6 +92,13 @@ func onEachAdapter(t *testing.T, fn func(t *testing.T, db datastore.Adapter)) {
 	})
 	t.Run("postgres", func(t *testing.T) {
 		db, err := postgres.Open(t.Context(), datastore.Config{Name: "default", URL: testenv.Postgres(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fn(t, db)
+	})
+	t.Run("mysql", func(t *testing.T) {
+		db, err := mysql.Open(t.Context(), datastore.Config{Name: "default", URL: testenv.MySQLDatabase(t)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/skiffhq/skiff/criteria"
 	"github.com/skiffhq/skiff/datastore"
+	"github.com/skiffhq/skiff/datastore/mysql"
 	"github.com/skiffhq/skiff/datastore/postgres"
 	"github.com/skiffhq/skiff/datastore/sqlite"
 	"github.com/skiffhq/skiff/internal/testenv"
@@ -44,6 +45,13 @@ func TestSchemaless(t *testing.T) {
 		}},
 		{"postgres", func(t *testing.T) datastore.Adapter {
 			db, err := postgres.Open(t.Context(), datastore.Config{Name: "default", URL: testenv.Postgres(t)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return db
+		}},
+		{"mysql", func(t *testing.T) datastore.Adapter {
+			db, err := mysql.Open(t.Context(), datastore.Config{Name: "default", URL: testenv.MySQLDatabase(t)})
 			if err != nil {
 				t.Fatal(err)
 			}

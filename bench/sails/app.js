@@ -7,6 +7,7 @@
 // Environment:
 //   PORT                       port on 127.0.0.1 (default 18637)
 //   SAILS_BENCH_POSTGRES_URL   use sails-postgresql on this database instead of sails-disk
+//   SAILS_BENCH_MYSQL_URL      use sails-mysql on this database instead of sails-disk
 //   SAILS_BENCH_DISK_DIR       folder for sails-disk's files (default .tmp/localDiskDb)
 //   SAILS_LOG_LEVEL            default "warn", so logging costs what it costs in production
 'use strict';

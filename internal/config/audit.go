@@ -156,6 +156,7 @@ var sessionStoreKeys = map[string]string{
 var datastoreKeys = map[string][]string{
 	"sqlite":   {"inMemoryOnly", "dir"},
 	"postgres": {"earlyLockRelease", "ssl"},
+	"mysql":    {"ssl", "host", "port", "user", "password", "database"},
 }
 
 // hookOff says what turning a Sails hook off (hooks.<name>: false) means.

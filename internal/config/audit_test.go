@@ -160,6 +160,8 @@ func TestSettingOutcomes(t *testing.T) {
 		{"datastores: {default: {adapter: sails-postgresql, url: 'postgres://h/d', ssl: {ca: x}}}", refused, "datastores.default.ssl"},
 		{"datastores: {default: {adapter: sails-postgresql, url: 'postgres://h/d?sslmode=disable', ssl: true}}", refused, "sslmode"},
 		{"datastores: {default: {adapter: sails-postgresql, url: 'postgres://h/d', schemaName: app}}", warned, "datastores.default.schemaName"},
+		{"datastores: {default: {adapter: sails-mysql, host: h, port: 3306, user: u, password: p, database: d, ssl: true}}", honoured, ""},
+		{"datastores: {default: {adapter: sails-mysql, url: 'mysql://h/d', poolSize: 5}}", warned, "datastores.default.poolSize"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.config, func(t *testing.T) {

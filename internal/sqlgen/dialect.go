@@ -41,6 +41,15 @@ type Dialect struct {
 	// LikeCast is the type non-text columns are cast to before LIKE; empty
 	// means the engine converts implicitly.
 	LikeCast string
+	// BinaryLike compares both sides of LIKE as bytes (MySQL: CAST(... AS
+	// BINARY)), so that the match is case-sensitive whatever the column's
+	// collation, and no non-text column is converted with a warning.
+	BinaryLike bool
+	// UnionJoin makes SelectUnion join its keys as a derived table
+	// instead of testing them with IN (subquery): MariaDB runs such an IN
+	// as a subquery per row of a full scan, and a locking read then locks,
+	// or waits for, every row it scans.
+	UnionJoin bool
 	// Types maps a column kind to its default column type.
 	Types map[datastore.Kind]string
 	// AutoIncrementPK is the full column definition suffix (after the name)
@@ -86,7 +95,36 @@ const (
 	// JSONBOperators uses PostgreSQL's jsonb operators ->, ->> and || and
 	// jsonb_typeof.
 	JSONBOperators
+	// JSONMySQL uses the JSON functions MySQL 8 and MariaDB 10.5+ share
+	// (JSON_EXTRACT, JSON_UNQUOTE, JSON_TYPE, JSON_SET) with a $."key"
+	// path, on a JSON column (MySQL) or JSON text (MariaDB).
+	JSONMySQL
 )
+
+// MySQL returns the dialect of MySQL 8.0 and MariaDB 10.5 or later: no
+// RETURNING (adapters read the rows back), backquoted identifiers, ?
+// placeholders. Types is what Define uses; the adapter gives indexed
+// string columns a bounded VARCHAR instead (see datastore/mysql).
+func MySQL() *Dialect {
+	return &Dialect{
+		Name:            "mysql",
+		Quote:           '`',
+		LikeEscape:      `'\\'`,
+		BinaryLike:      true,
+		UnionJoin:       true,
+		OffsetOnlyLimit: "18446744073709551615",
+		Types: map[datastore.Kind]string{
+			datastore.String:  "LONGTEXT",
+			datastore.Number:  "DOUBLE",
+			datastore.Integer: "BIGINT",
+			datastore.Boolean: "BOOLEAN",
+			datastore.JSON:    "JSON",
+		},
+		AutoIncrementPK: "BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY",
+		MaxIdent:        64,
+		JSON:            JSONMySQL,
+	}
+}
 
 // SQLite returns the dialect of SQLite 3.35 or later (RETURNING, DROP
 // COLUMN, window functions).

@@ -61,7 +61,7 @@ func (b *builder) jsonColumn(attr, key string) (*datastore.Column, error) {
 	if !model.ValidKey(key) {
 		return nil, fmt.Errorf("invalid JSON key %q", key)
 	}
-	if b.d.JSON != JSONFunctions && b.d.JSON != JSONBOperators {
+	if b.d.JSON != JSONFunctions && b.d.JSON != JSONBOperators && b.d.JSON != JSONMySQL {
 		return nil, fmt.Errorf("dialect %s cannot address keys inside JSON columns", b.d.Name)
 	}
 	return c, nil
@@ -69,7 +69,7 @@ func (b *builder) jsonColumn(attr, key string) (*datastore.Column, error) {
 
 // keyParam binds the key the way the dialect addresses it.
 func (b *builder) keyParam(key string) {
-	if b.d.JSON == JSONFunctions {
+	if b.d.JSON == JSONFunctions || b.d.JSON == JSONMySQL {
 		// ValidKey leaves no character with a meaning inside the quotes.
 		b.param(`$."` + key + `"`)
 		return
@@ -140,6 +140,9 @@ func (b *builder) keyCmp(e *criteria.Cmp) error {
 	c, err := b.jsonColumn(e.Attr, e.Key)
 	if err != nil {
 		return err
+	}
+	if b.d.JSON == JSONMySQL {
+		return b.mysqlKeyCmp(c, e)
 	}
 	switch e.Op {
 	case criteria.Eq:
@@ -341,6 +344,8 @@ func (b *builder) mergeValue(c *datastore.Column, v any) error {
 			b.str(")")
 		}
 		b.str(")")
+	case JSONMySQL:
+		return b.mysqlMerge(c, obj, keys)
 	case JSONBOperators:
 		enc, err := encodeJSON(obj)
 		if err != nil {

@@ -7,6 +7,10 @@ import (
 	"github.com/skiffhq/skiff/datastore"
 )
 
+// unionKey names the derived table of keys, and its one column, where the
+// dialect joins it (Dialect.UnionJoin).
+const unionKey = "__skiff_k"
+
 // SelectUnion compiles a SELECT of q.Select (or every column) of the rows
 // of q.Table that q.Where matches, or that or matches, or that the join
 // table j links to one of j.Parents, each row once, ordered by q.Sort then
@@ -46,16 +50,26 @@ func SelectUnion(d *Dialect, q *datastore.Query, or criteria.Expr, j *datastore.
 	b.columnList(cols)
 	b.str(" FROM ")
 	b.ident(q.Table.Name)
-	b.str(" WHERE ")
-	b.ident(pk.Name)
-	b.str(" IN (")
-	union := ""
+	union, all, as := "", " UNION ALL ", ""
+	if b.d.UnionJoin {
+		// The keys are a derived table, joined by key: each row once
+		// (UNION, not UNION ALL), and under their own column name so
+		// that the table's columns need no qualifier.
+		b.str(" JOIN (")
+		all, as = " UNION ", " AS "+b.d.Ident(unionKey)
+	} else {
+		b.str(" WHERE ")
+		b.ident(pk.Name)
+		b.str(" IN (")
+	}
 	for _, e := range []criteria.Expr{q.Where, or} {
 		if e == nil {
 			continue
 		}
 		b.str(union + "SELECT ")
 		b.ident(pk.Name)
+		b.str(as)
+		as = ""
 		b.str(" FROM ")
 		b.ident(q.Table.Name)
 		b.str(" WHERE ")
@@ -69,11 +83,12 @@ func SelectUnion(d *Dialect, q *datastore.Query, or criteria.Expr, j *datastore.
 		if err != nil {
 			return Stmt{}, err
 		}
-		union = " UNION ALL "
+		union = all
 	}
 	if j != nil {
 		b.str(union + "SELECT ")
 		b.ident(child.Name)
+		b.str(as)
 		b.str(" FROM ")
 		b.ident(j.Table.Name)
 		b.str(" WHERE ")
@@ -83,12 +98,18 @@ func SelectUnion(d *Dialect, q *datastore.Query, or criteria.Expr, j *datastore.
 		if err != nil {
 			return Stmt{}, err
 		}
-		union = " UNION ALL "
+		union = all
 	}
 	if union == "" {
 		return Stmt{}, fmt.Errorf("select %s: a union of no condition", q.Table.Name)
 	}
-	b.str(") ")
+	if b.d.UnionJoin {
+		b.str(") AS " + b.d.Ident(unionKey) + " ON ")
+		b.ident(pk.Name)
+		b.str(" = " + b.d.Ident(unionKey) + "." + b.d.Ident(unionKey) + " ")
+	} else {
+		b.str(") ")
+	}
 	if err := b.orderBy(q.Sort); err != nil {
 		return Stmt{}, err
 	}

@@ -392,9 +392,12 @@ func (b *builder) sortTermsBy(sorts []criteria.Sort, after bool, pkTerm func()) 
 		if i > 0 || after {
 			b.str(", ")
 		}
-		if s.Key != "" {
+		switch {
+		case s.Key != "" && b.d.JSON == JSONMySQL:
+			b.mysqlKeySort(c, s.Key, s.Desc)
+		case s.Key != "":
 			b.keyValue(c, s.Key)
-		} else {
+		default:
 			b.colRef(s.Attr)
 		}
 		isPK := s.Attr == pk && s.Key == ""

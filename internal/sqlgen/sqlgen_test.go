@@ -256,7 +256,7 @@ func cases() []struct {
 }
 
 func TestGolden(t *testing.T) {
-	for _, d := range []*sqlgen.Dialect{sqlgen.SQLite(), sqlgen.Postgres()} {
+	for _, d := range []*sqlgen.Dialect{sqlgen.SQLite(), sqlgen.Postgres(), sqlgen.MySQL()} {
 		t.Run(d.Name, func(t *testing.T) {
 			var sb strings.Builder
 			for _, c := range cases() {

@@ -310,6 +310,14 @@ func (b *builder) like(c *datastore.Column, pattern string) {
 		b.param(globPattern(toks))
 		return
 	}
+	if b.d.BinaryLike {
+		b.str("CAST(")
+		b.colRef(c.Name)
+		b.str(" AS BINARY) LIKE CAST(")
+		b.param(likePattern(toks))
+		b.str(" AS BINARY) ESCAPE " + b.d.LikeEscape)
+		return
+	}
 	if b.d.LikeCast != "" && c.Kind != datastore.String {
 		b.str("CAST(")
 		b.colRef(c.Name)

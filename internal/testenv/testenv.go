@@ -7,6 +7,7 @@ package testenv
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"net"
@@ -18,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -137,6 +139,47 @@ func MySQL(t testing.TB) string {
 		unavailable(t, "MySQL", MySQLEnv, err)
 	}
 	return dsn
+}
+
+// MySQLDatabase returns a mysql:// URL of an empty database of its own on
+// the server SKIFF_TEST_MYSQL_DSN names (MySQL or MariaDB): the database is
+// created with a unique name and t.Cleanup drops it.
+func MySQLDatabase(t testing.TB) string {
+	t.Helper()
+	base := MySQL(t)
+	mc, err := mysql.ParseDSN(base)
+	if err != nil {
+		t.Fatalf("testenv: %s: %v", MySQLEnv, err)
+	}
+	mc.DBName = ""
+	name := "skiff_test_" + randomHex(8)
+	run := func(stmt string) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		connector, err := mysql.NewConnector(mc)
+		if err != nil {
+			return err
+		}
+		db := sql.OpenDB(connector)
+		defer db.Close()
+		_, err = db.ExecContext(ctx, stmt)
+		return err
+	}
+	if err := run("CREATE DATABASE `" + name + "` CHARACTER SET utf8mb4"); err != nil {
+		unavailable(t, "MySQL", MySQLEnv, err)
+	}
+	t.Cleanup(func() {
+		if err := run("DROP DATABASE IF EXISTS `" + name + "`"); err != nil {
+			t.Errorf("testenv: drop database %s: %v", name, err)
+		}
+	})
+	u := &url.URL{Scheme: "mysql", Host: mc.Addr, Path: "/" + name}
+	if mc.Passwd != "" {
+		u.User = url.UserPassword(mc.User, mc.Passwd)
+	} else {
+		u.User = url.User(mc.User)
+	}
+	return u.String()
 }
 
 // Redis returns the address in SKIFF_TEST_REDIS_ADDR once it answers on TCP.
