@@ -320,14 +320,12 @@ func (g *generator) blueprintOp(rt httpapi.RouteInfo) {
 		op["summary"] = "Create a " + m.Identity + " record."
 		op["requestBody"] = obj{"required": true, "content": jsonContent(ref(n + "New"))}
 		responses["200"] = obj{"description": "The new record.", "content": jsonContent(ref(n))}
-		responses["409"] = obj{"$ref": "#/components/responses/Conflict"}
 		responses["413"] = obj{"$ref": "#/components/responses/TooLarge"}
 	case blueprint.Update:
 		op["summary"] = "Change a " + m.Identity + " record (" + rt.Method + " and PATCH both merge the values given)."
 		op["requestBody"] = obj{"required": true, "content": jsonContent(ref(n + "Patch"))}
 		responses["200"] = obj{"description": "The record after the change.", "content": jsonContent(ref(n))}
 		responses["404"] = obj{"$ref": "#/components/responses/NotFound"}
-		responses["409"] = obj{"$ref": "#/components/responses/Conflict"}
 		responses["413"] = obj{"$ref": "#/components/responses/TooLarge"}
 		base += "." + strings.ToLower(rt.Method)
 	case blueprint.Destroy:
@@ -449,8 +447,7 @@ func commonResponses() obj {
 		return obj{"description": desc, "content": obj{"text/plain": obj{"schema": obj{"type": "string", "const": body}}}}
 	}
 	return obj{
-		"BadRequest": obj{"description": "Invalid criteria, values or parameters.", "content": jsonContent(ref("Error"))},
-		"Conflict": obj{"description": "A unique attribute already holds the value (E_UNIQUE).",
+		"BadRequest": obj{"description": "Invalid criteria, values or parameters, or a unique attribute already holds the value (E_UNIQUE).",
 			"content": jsonContent(obj{"anyOf": []any{ref("UniqueError"), ref("Error")}})},
 		"TooLarge":       obj{"description": "The request body is larger than the body limit.", "content": jsonContent(ref("Error"))},
 		"NotFound":       text("No such record (or route).", "Not Found"),
