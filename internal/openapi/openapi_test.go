@@ -18,6 +18,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/skiffhq/skiff"
 	"github.com/skiffhq/skiff/skifftest"
@@ -65,7 +66,49 @@ func load(t *testing.T, b []byte) *openapi3.T {
 	if err := doc.Validate(context.Background()); err != nil {
 		t.Fatalf("the document is not valid OpenAPI 3.1: %v", err)
 	}
+	metaValidate(t, b)
 	return doc
+}
+
+// metaValidate checks every schema of the document (components, parameters,
+// bodies, responses) against the JSON Schema 2020-12 meta-schema, which
+// OpenAPI 3.1 schemas follow and kin-openapi's Validate does not apply.
+func metaValidate(t *testing.T, b []byte) {
+	t.Helper()
+	c := jsonschema.NewCompiler()
+	meta, err := c.Compile("https://json-schema.org/draft/2020-12/schema")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	var walk func(where string, v any)
+	walk = func(where string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				if k == "schema" || strings.HasPrefix(where, "/components/schemas") && strings.Count(where, "/") == 2 {
+					if err := meta.Validate(e); err != nil {
+						t.Errorf("the schema at %s/%s is not a JSON Schema 2020-12: %v", where, k, err)
+					}
+					n++
+					continue
+				}
+				walk(where+"/"+k, e)
+			}
+		case []any:
+			for i, e := range x {
+				walk(fmt.Sprintf("%s/%d", where, i), e)
+			}
+		}
+	}
+	walk("", v)
+	if n == 0 {
+		t.Fatal("no schema found to check")
+	}
 }
 
 // operation is one documented path and method.
