@@ -113,7 +113,7 @@ func TestSchemasFromValidations(t *testing.T) {
 	}
 	wantTeam := map[string]any{
 		"description": "The key of the `team` record, the record when populated, or null.",
-		"oneOf": []any{map[string]any{"type": "string"}, map[string]any{"$ref": "#/components/schemas/TeamPlain"}, map[string]any{"type": "null"}},
+		"oneOf":       []any{map[string]any{"type": "string"}, map[string]any{"$ref": "#/components/schemas/TeamPlain"}, map[string]any{"type": "null"}},
 	}
 	if diff := cmp.Diff(wantTeam, rec["team"]); diff != "" {
 		t.Errorf("Account.team (-want +got):\n%s", diff)
