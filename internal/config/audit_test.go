@@ -254,3 +254,19 @@ datastores:
 		t.Errorf("ssl true: url = %v, want sslmode=verify-full", got)
 	}
 }
+
+// TestOpenAPISettings: openapi.enabled and openapi.path, from a file or the
+// environment.
+func TestOpenAPISettings(t *testing.T) {
+	a, err := config.Load(app(map[string]string{"config/app.yaml": "openapi: {path: /spec.json}\n"}), "production",
+		[]string{"SKIFF_OPENAPI__ENABLED=true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.OpenAPI.Enabled == nil || !*a.OpenAPI.Enabled || a.OpenAPI.Path != "/spec.json" {
+		t.Errorf("OpenAPI = %+v, want enabled at /spec.json", a.OpenAPI)
+	}
+	if a, err = config.Load(app(nil), "", nil); err != nil || a.OpenAPI.Enabled != nil || a.OpenAPI.Path != "" {
+		t.Errorf("OpenAPI without the section = %+v, %v; want the defaults", a.OpenAPI, err)
+	}
+}
