@@ -43,7 +43,8 @@ func httpRoutes(opts *Options, doc http.Handler) []httpapi.Route {
 	if !opts.Sockets.Disabled && !opts.Sockets.NoCookieRoute {
 		// sails.io.js loads it as a script before connecting cross-origin, so
 		// that the browser holds the session cookie the handshake will carry.
-		routes = append(routes, httpapi.Route{Method: http.MethodGet, Path: "/__getcookie", Handler: http.HandlerFunc(getCookie)})
+		routes = append(routes, httpapi.Route{Method: http.MethodGet, Path: "/__getcookie", Handler: http.HandlerFunc(getCookie),
+			Summary: "sails.io.js loads it as a script before connecting cross-origin, to get the session cookie."})
 	}
 	for _, r := range opts.Routes {
 		routes = append(routes, httpapi.Route{
@@ -56,7 +57,7 @@ func httpRoutes(opts *Options, doc http.Handler) []httpapi.Route {
 		if path == "" {
 			path = DefaultOpenAPIPath
 		}
-		routes = append(routes, httpapi.Route{Method: http.MethodGet, Path: path, Handler: doc})
+		routes = append(routes, httpapi.Route{Method: http.MethodGet, Path: path, Handler: doc, Summary: "This OpenAPI document."})
 	}
 	return routes
 }

@@ -44,6 +44,9 @@ type Route struct {
 	Options map[string]any
 	// ParseOptions overrides parseBlueprintOptions for this route.
 	ParseOptions blueprint.ParseOptionsFunc
+	// Summary says what the route does in the API description (Describe);
+	// it changes nothing else.
+	Summary string
 }
 
 // Config is everything NewHandler wires together.

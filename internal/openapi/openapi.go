@@ -176,6 +176,15 @@ var nonWord = regexp.MustCompile(`[^A-Za-z0-9]+`)
 // plainOp describes a route whose answers Skiff cannot know (custom
 // handlers, Go actions): its path parameters and a default response.
 func (g *generator) plainOp(rt httpapi.RouteInfo, summary, status string) {
+	if strings.HasSuffix(rt.Path, "?") {
+		// /files/:name? also answers /files.
+		short := rt
+		short.Path = rt.Path[:strings.LastIndexByte(rt.Path, '/')]
+		if short.Path == "" {
+			short.Path = "/"
+		}
+		g.plainOp(short, summary, status)
+	}
 	tmpl, params, ok := pathTemplate(rt.Path)
 	if !ok {
 		g.skipped = append(g.skipped, strings.TrimSpace(rt.Method+" "+rt.Path))
@@ -191,7 +200,7 @@ func (g *generator) plainOp(rt httpapi.RouteInfo, summary, status string) {
 			responses = obj{status: obj{"$ref": "#/components/responses/" + statusResponses[status]}}
 		}
 		op := obj{
-			"operationId": g.opID(strings.ToLower(method) + strings.Trim(nonWord.ReplaceAllString(tmpl, "_"), "_")),
+			"operationId": g.opID(strings.ToLower(method) + "_" + strings.Trim(nonWord.ReplaceAllString(tmpl, "_"), "_")),
 			"summary":     summary,
 			"tags":        []any{"custom"},
 			"responses":   responses,
@@ -213,6 +222,8 @@ var statusResponses = map[string]string{"200": "OK", "400": "BadRequestText", "4
 func (g *generator) customOp(rt httpapi.RouteInfo) {
 	c := rt.Custom
 	switch {
+	case c.Summary != "":
+		g.plainOp(rt, c.Summary, "")
 	case c.Handler != nil:
 		g.plainOp(rt, "Custom route answered by Go code.", "")
 	case c.Redirect != "":
