@@ -167,9 +167,9 @@ func TestBlueprintSettings(t *testing.T) {
 		Models:     []*model.Model{pet()},
 		Blueprints: &skiff.Blueprints{Rest: true, Shortcuts: true, Actions: true, Pluralize: true, Prefix: "/api", RestPrefix: "/v1"},
 		Actions:    map[string]http.Handler{"hello": hello},
-		Routes:     []skiff.Route{{Method: "GET", Path: "/api/v1/pets/:id", Handler: hello}, {Path: "/files/*", Handler: hello},
+		Routes: []skiff.Route{{Method: "GET", Path: "/api/v1/pets/:id", Handler: hello}, {Path: "/files/*", Handler: hello},
 			{Method: "GET", Path: "/docs/:page?", Redirect: "/"}},
-		Sockets:    skiff.Sockets{Disabled: true},
+		Sockets: skiff.Sockets{Disabled: true},
 	})
 	want := []string{
 		"DELETE /api/hello", "DELETE /api/v1/pets/{id}",
