@@ -194,6 +194,9 @@ func TestBlueprintSettings(t *testing.T) {
 	if got := paths(doc); !slices.Equal(got, []string{"GET /__getcookie", "GET /openapi.json"}) {
 		t.Errorf("paths without rest = %v", got)
 	}
+	if got := dig(doc, "tags").([]any); len(got) != 1 || dig(got[0], "name") != "custom" {
+		t.Errorf("tags without rest = %v, want only custom", got)
+	}
 	// In production the document is not a route unless enabled.
 	doc = describe(t, skiff.Options{Env: "production", Models: []*model.Model{pet()}})
 	if got := dig(doc, "paths", "/openapi.json"); got != nil {

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/skiffhq/skiff/blueprint"
@@ -76,7 +75,6 @@ func (g *generator) document(in Input) obj {
 		switch {
 		case rt.Shortcut:
 			shortcuts = true
-			g.addModel(rt.Model)
 		case rt.Model != nil:
 			g.addModel(rt.Model)
 			g.blueprintOp(rt)
@@ -490,6 +488,4 @@ func (g *generator) components() {
 			"attrNames":     obj{"type": "array", "items": obj{"type": "string"}},
 		},
 	}
-	// Model schemas were added as routes were met; keep their order stable.
-	sort.Slice(g.models, func(i, j int) bool { return g.models[i].Identity < g.models[j].Identity })
 }

@@ -198,6 +198,7 @@ func TestEveryOperationAgainstTheServer(t *testing.T) {
 	c.check("POST", "/product", nil, nil, map[string]any{"name": "Twin", "sku": "sku-1"}, http.StatusOK)
 	c.check("POST", "/product", nil, nil, map[string]any{"name": "Twin", "sku": "sku-1"}, http.StatusBadRequest)
 	c.check("GET", "/pet", nil, url.Values{"where": {"{not json"}}, nil, http.StatusBadRequest)
+	c.check("POST", "/tag", nil, nil, map[string]any{"label": strings.Repeat("x", 1<<20)}, http.StatusRequestEntityTooLarge)
 	c.check("POST", "/pet", nil, nil, map[string]any{"name": "Nemo", "species": "shark"}, http.StatusBadRequest)
 }
 
