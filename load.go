@@ -65,6 +65,12 @@ func templateAttributes() map[string]any {
 // Options are ready for New; the caller adds Go hooks to them. On error
 // nothing is left open.
 func LoadApp(ctx context.Context, dir, env string, environ []string) (*Options, error) {
+	return loadApp(ctx, dir, env, environ, true)
+}
+
+// loadApp is LoadApp; without open, no datastore is opened (for what only
+// reads the definitions).
+func loadApp(ctx context.Context, dir, env string, environ []string, open bool) (*Options, error) {
 	if env == "" {
 		env = "development"
 	}
@@ -138,6 +144,13 @@ func LoadApp(ctx context.Context, dir, env string, environ []string) (*Options, 
 	opts.AssetsMaxAge = cfg.AssetsMaxAge
 	opts.NoETag = !cfg.ETag
 	opts.Health = Health(cfg.Health)
+	opts.OpenAPI = OpenAPI{Enabled: cfg.OpenAPI.Enabled, Path: cfg.OpenAPI.Path}
+	if abs, err := filepath.Abs(dir); err == nil {
+		opts.OpenAPI.Title = filepath.Base(abs)
+	}
+	if !open {
+		return opts, nil
+	}
 	openers := Adapters()
 	for name, dc := range cfg.Datastores {
 		adapter, _ := dc["adapter"].(string)

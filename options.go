@@ -71,6 +71,8 @@ type Options struct {
 	DropColumns []string
 	// Health configures /healthz and /readyz.
 	Health Health
+	// OpenAPI configures GET /openapi.json, the API description.
+	OpenAPI OpenAPI
 	// Warnings are the settings the app's config gives that Skiff accepts
 	// but does not carry out as written, each with why (LoadApp fills
 	// them). New logs each once, at warn level.

@@ -112,27 +112,18 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		ORM: o, Parse: opts.ParseBlueprintOptions, Notifier: notifier, AutoWatch: bp.AutoWatch, Mirror: bp.Mirror, Logger: opts.Logger,
 		DeepWatch: bp.DeepWatch, Format: format,
 	})
-	routes := make([]httpapi.Route, len(opts.Routes))
-	for i, r := range opts.Routes {
-		routes[i] = httpapi.Route{
-			Method: r.Method, Path: r.Path, Action: r.Action, Handler: r.Handler, Redirect: r.Redirect,
-			Response: r.Response, Options: r.Options, ParseOptions: r.ParseBlueprintOptions,
-		}
+	// The description is set once the route table it describes is built.
+	var doc []byte
+	var docHandler http.Handler
+	if opts.OpenAPI.served(opts.Env) {
+		docHandler = documentHandler(&doc)
 	}
-	if !opts.Sockets.Disabled && !opts.Sockets.NoCookieRoute {
-		// sails.io.js loads it as a script before connecting cross-origin, so
-		// that the browser holds the session cookie the handshake will carry.
-		routes = append([]httpapi.Route{{Method: http.MethodGet, Path: "/__getcookie", Handler: http.HandlerFunc(getCookie)}}, routes...)
-	}
-	h, err := httpapi.NewHandler(httpapi.Config{
-		Production: opts.Env == "production",
-		Models:     schema.Models(),
-		Service:    svc,
-		Blueprints: httpapi.Blueprints{
-			Actions: bp.Actions, Rest: bp.Rest, Shortcuts: bp.Shortcuts, Pluralize: bp.Pluralize,
-			Prefix: bp.Prefix, RestPrefix: bp.RestPrefix,
-		},
-		Routes:       routes,
+	hcfg := httpapi.Config{
+		Production:   opts.Env == "production",
+		Models:       schema.Models(),
+		Service:      svc,
+		Blueprints:   httpBlueprints(bp),
+		Routes:       httpRoutes(&opts, docHandler),
 		Actions:      opts.Actions,
 		BodyLimit:    opts.BodyLimit,
 		Logger:       opts.Logger,
@@ -148,7 +139,11 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		Health:       a.healthConfig(),
 		RouteCount:   &a.routes,
 		Observer:     opts.Observer,
-	})
+	}
+	h, err := httpapi.NewHandler(hcfg)
+	if err == nil && docHandler != nil {
+		doc, err = describe(&opts, hcfg)
+	}
 	if err != nil {
 		_ = sec.Close()
 		return nil, err

@@ -25,6 +25,7 @@ const usage = `usage:
               [--admin ADDR] [--drop-columns TABLE.COLUMN,...]
   skiff migrate [--app DIR] [--env NAME] [--dry-run]   print (and make) the schema changes
                 [--migrate alter|drop] [--drop-columns TABLE.COLUMN,...]
+  skiff openapi [--app DIR] [--env NAME]            print the API's OpenAPI 3.1 description
   skiff new DIR                                     write a new app folder
   skiff version                                     print the version and VCS revision
 `
@@ -41,6 +42,8 @@ func run(ctx context.Context, args []string, environ []string, stdout, stderr io
 		return serve(ctx, args[1:], environ, stdout, stderr)
 	case "migrate":
 		return migrateCmd(ctx, args[1:], environ, stdout, stderr)
+	case "openapi":
+		return openapiCmd(ctx, args[1:], environ, stdout, stderr)
 	case "new":
 		return newApp(args[1:], stdout)
 	case "version", "--version", "-v":

@@ -44,7 +44,7 @@ func TestEveryKeyHasAnOutcome(t *testing.T) {
 		"session.cookie.domain", "session.cookie.sameSite",
 		"http", "http.bodyLimit", "http.middleware", "http.middleware.order", "http.cache",
 		"http.readHeaderTimeout", "http.readTimeout", "http.writeTimeout", "http.idleTimeout", "http.maxHeaderBytes",
-		"log", "log.level", "log.format", "health", "health.liveness", "health.readiness", "admin", "admin.addr", "custom", "hooks", "environment", "explicitHost",
+		"log", "log.level", "log.format", "health", "health.liveness", "health.readiness", "admin", "admin.addr", "openapi", "openapi.enabled", "openapi.path", "custom", "hooks", "environment", "explicitHost",
 		// Store settings, judged against session.adapter by audit.
 		"session.url", "session.host", "session.port", "session.pass", "session.password", "session.user",
 		"session.username", "session.db", "session.prefix", "session.datastore",

@@ -51,6 +51,9 @@ func TestSettingOutcomes(t *testing.T) {
 		{"environment: development", honoured, ""},
 		{"environment: production", refused, "environment"},
 		{"explicitHost: 127.0.0.1", honoured, ""},
+		{"openapi: {enabled: true, path: /api/openapi.json}", honoured, ""},
+		{"openapi: {enabled: yes-please}", refused, "openapi.enabled"},
+		{"openapi: {path: openapi.json}", refused, "openapi.path"},
 		{"bootstrap: x", refused, "bootstrap"},
 		{"hooks: {grunt: false, views: false, i18n: false, session: false, sockets: false, blueprints: false}", honoured, ""},
 		{"hooks: {orm: false}", refused, "hooks.orm"},
@@ -251,5 +254,21 @@ datastores:
 	}
 	if got := a.Datastores["other"]["url"]; got != "postgres://h/d?sslmode=verify-full" {
 		t.Errorf("ssl true: url = %v, want sslmode=verify-full", got)
+	}
+}
+
+// TestOpenAPISettings: openapi.enabled and openapi.path, from a file or the
+// environment.
+func TestOpenAPISettings(t *testing.T) {
+	a, err := config.Load(app(map[string]string{"config/app.yaml": "openapi: {path: /spec.json}\n"}), "production",
+		[]string{"SKIFF_OPENAPI__ENABLED=true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.OpenAPI.Enabled == nil || !*a.OpenAPI.Enabled || a.OpenAPI.Path != "/spec.json" {
+		t.Errorf("OpenAPI = %+v, want enabled at /spec.json", a.OpenAPI)
+	}
+	if a, err = config.Load(app(nil), "", nil); err != nil || a.OpenAPI.Enabled != nil || a.OpenAPI.Path != "" {
+		t.Errorf("OpenAPI without the section = %+v, %v; want the defaults", a.OpenAPI, err)
 	}
 }

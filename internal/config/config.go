@@ -104,6 +104,8 @@ type App struct {
 	AdminAddr string
 	// Health is the health section.
 	Health HealthSettings
+	// OpenAPI is the openapi section.
+	OpenAPI OpenAPISettings
 	// LogFormat is log.format: "text" or "json"; "" when unset.
 	LogFormat string
 	// Custom is the custom section (Sails' sails.config.custom), never nil:

@@ -149,6 +149,8 @@ func appSchema() *schema {
 		"health": mapping(map[string]*schema{"liveness": nil, "readiness": nil}),
 		// Skiff's own: the admin listener (metrics, pprof), off by default.
 		"admin": mapping(map[string]*schema{"addr": text}),
+		// Skiff's own: the OpenAPI description (GET /openapi.json).
+		"openapi": mapping(map[string]*schema{"enabled": boolean, "path": text}),
 	})
 	app.refused = map[string]string{
 		"bootstrap": "bootstrap " + fn + ", before calling Serve",

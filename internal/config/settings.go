@@ -65,6 +65,9 @@ func build(src string, tree *omap, env string) (*App, error) {
 	if app.Health, err = healthSettings(src, section(tree, "health")); err != nil {
 		return nil, err
 	}
+	if app.OpenAPI, err = openAPISettings(src, section(tree, "openapi")); err != nil {
+		return nil, err
+	}
 	app.BodyLimit = defaultBodyLimit
 	if v, ok := app.HTTP["bodyLimit"]; ok {
 		if app.BodyLimit, err = parseSize(v); err != nil {
@@ -107,6 +110,30 @@ func healthSettings(src string, m map[string]any) (HealthSettings, error) {
 		return hs, err
 	}
 	return hs, read("readiness", &hs.Readiness, &hs.NoReadiness)
+}
+
+// OpenAPISettings are the openapi section: whether GET Path serves the
+// API description (nil: in development only) and its path ("" for
+// /openapi.json).
+type OpenAPISettings struct {
+	Enabled *bool
+	Path    string
+}
+
+// openAPISettings reads openapi.enabled (the schema made it a boolean) and
+// openapi.path, a path starting with "/".
+func openAPISettings(src string, m map[string]any) (OpenAPISettings, error) {
+	var s OpenAPISettings
+	if v, ok := m["enabled"].(bool); ok {
+		s.Enabled = &v
+	}
+	if v, ok := m["path"].(string); ok {
+		if !strings.HasPrefix(v, "/") || strings.ContainsAny(v, "?#: *") {
+			return s, fmt.Errorf("%s: openapi.path must be a plain path starting with /, not %q: %w", src, v, ErrInvalid)
+		}
+		s.Path = v
+	}
+	return s, nil
 }
 
 func port(src string, tree *omap) (int, error) {

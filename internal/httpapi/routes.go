@@ -44,6 +44,9 @@ type Route struct {
 	Options map[string]any
 	// ParseOptions overrides parseBlueprintOptions for this route.
 	ParseOptions blueprint.ParseOptionsFunc
+	// Summary says what the route does in the API description (Describe);
+	// it changes nothing else.
+	Summary string
 }
 
 // Config is everything NewHandler wires together.
@@ -286,43 +289,59 @@ func (h *handler) actionTarget(rt Route) (http.Handler, error) {
 	}), nil
 }
 
-func (h *handler) addShadowRoutes() error {
-	bp := h.cfg.Blueprints
-	models := slices.Clone(h.cfg.Models)
-	slices.SortFunc(models, func(a, b *model.Model) int { return strings.Compare(a.Identity, b.Identity) })
-	add := func(method, path string, action blueprint.Action, m *model.Model, alias string) error {
-		hd := h.handleBlueprint(blueprintRoute{action: action, model: m, alias: alias, pathParams: pathParams(path)})
-		hd, err := h.secure(method, nil, m.Identity+"/"+blueprintActionNames[action], hd, method+" "+path)
-		if err != nil {
-			return err
-		}
-		return h.router.Add(router.Route{Method: method, Path: path, Handler: hd})
+// RouteInfo describes one route NewHandler binds, in binding order (the
+// first route matching a request answers it), for the API description.
+type RouteInfo struct {
+	// Method is upper case; "" means every method.
+	Method, Path string
+	// Custom is the custom route, for custom routes.
+	Custom *Route
+	// GoAction is the identity of a Go action bound by blueprints.actions.
+	GoAction string
+	// Model, Action and Alias describe a blueprint route; Shortcut marks
+	// the ones blueprints.shortcuts binds.
+	Model    *model.Model
+	Action   blueprint.Action
+	Alias    string
+	Shortcut bool
+}
+
+// Describe lists the routes NewHandler binds for cfg, in binding order;
+// only Models, Blueprints, Routes and Actions of cfg are read. Health
+// checks and static files, which answer outside the route table, are not
+// in it.
+func Describe(cfg Config) []RouteInfo {
+	out := make([]RouteInfo, 0, len(cfg.Routes))
+	for i := range cfg.Routes {
+		rt := &cfg.Routes[i]
+		out = append(out, RouteInfo{Method: strings.ToUpper(rt.Method), Path: rt.Path, Custom: rt})
 	}
+	return append(out, shadowRoutes(cfg)...)
+}
+
+// shadowRoutes are the action routes (blueprints.actions) and then the
+// blueprint routes of every model, in binding order.
+func shadowRoutes(cfg Config) []RouteInfo {
+	bp := cfg.Blueprints
+	var out []RouteInfo
 	// Action routes come first, as in Sails, so GET /user/:id cannot swallow /user/hello.
 	if bp.Actions {
-		ids := make([]string, 0, len(h.cfg.Actions))
-		for id := range h.cfg.Actions {
+		ids := make([]string, 0, len(cfg.Actions))
+		for id := range cfg.Actions {
 			ids = append(ids, id)
 		}
 		slices.Sort(ids)
 		for _, id := range ids {
-			path := bp.Prefix + "/" + id
-			hd, err := h.secure("", nil, strings.ToLower(id), h.cfg.Actions[id], path)
-			if err != nil {
-				return err
-			}
-			if err := h.router.Add(router.Route{Path: path, Handler: hd}); err != nil {
-				return fmt.Errorf("action route %s: %w", path, err)
-			}
+			out = append(out, RouteInfo{Path: bp.Prefix + "/" + id, GoAction: id})
 			if id == "index" || strings.HasSuffix(id, "/index") {
 				// Sails binds index actions at their folder too, without the prefix.
 				idx := "/" + strings.TrimSuffix(strings.TrimSuffix(id, "index"), "/")
-				if err := h.router.Add(router.Route{Path: idx, Handler: hd}); err != nil {
-					return fmt.Errorf("action route %s: %w", idx, err)
-				}
+				out = append(out, RouteInfo{Path: idx, GoAction: id})
 			}
 		}
 	}
+	models := slices.Clone(cfg.Models)
+	slices.SortFunc(models, func(a, b *model.Model) int { return strings.Compare(a.Identity, b.Identity) })
 	for _, m := range models {
 		name := m.Identity
 		if bp.Pluralize {
@@ -330,54 +349,68 @@ func (h *handler) addShadowRoutes() error {
 		}
 		b := bp.Prefix + "/" + name
 		br := bp.Prefix + bp.RestPrefix + "/" + name
-		var routes []func() error
+		add := func(method, path string, action blueprint.Action, alias string, shortcut bool) {
+			out = append(out, RouteInfo{Method: method, Path: path, Model: m, Action: action, Alias: alias, Shortcut: shortcut})
+		}
 		if bp.Shortcuts {
-			routes = append(routes,
-				func() error { return add("GET", b+"/find", blueprint.Find, m, "") },
-				func() error { return add("GET", b+"/find/:id", blueprint.FindOne, m, "") },
-				func() error { return add("GET", b+"/create", blueprint.Create, m, "") },
-				func() error { return add("GET", b+"/update/:id", blueprint.Update, m, "") },
-				func() error { return add("GET", b+"/destroy/:id", blueprint.Destroy, m, "") },
-			)
+			add("GET", b+"/find", blueprint.Find, "", true)
+			add("GET", b+"/find/:id", blueprint.FindOne, "", true)
+			add("GET", b+"/create", blueprint.Create, "", true)
+			add("GET", b+"/update/:id", blueprint.Update, "", true)
+			add("GET", b+"/destroy/:id", blueprint.Destroy, "", true)
 			// Bound for singular associations too, so that a client trying
 			// them learns to use update (400) instead of getting a 404.
 			for _, a := range associations(m) {
-				routes = append(routes,
-					func() error { return add("GET", b+"/:parentid/"+a+"/add/:childid", blueprint.Add, m, a) },
-					func() error { return add("GET", b+"/:parentid/"+a+"/replace", blueprint.Replace, m, a) },
-					func() error { return add("GET", b+"/:parentid/"+a+"/remove/:childid", blueprint.Remove, m, a) },
-				)
+				add("GET", b+"/:parentid/"+a+"/add/:childid", blueprint.Add, a, true)
+				add("GET", b+"/:parentid/"+a+"/replace", blueprint.Replace, a, true)
+				add("GET", b+"/:parentid/"+a+"/remove/:childid", blueprint.Remove, a, true)
 			}
 			if !bp.Rest {
 				for _, a := range associations(m) {
-					routes = append(routes, func() error { return add("GET", b+"/:parentid/"+a, blueprint.Populate, m, a) })
+					add("GET", b+"/:parentid/"+a, blueprint.Populate, a, true)
 				}
 			}
 		}
 		if bp.Rest {
-			routes = append(routes,
-				func() error { return add("GET", br, blueprint.Find, m, "") },
-				func() error { return add("GET", br+"/:id", blueprint.FindOne, m, "") },
-				func() error { return add("POST", br, blueprint.Create, m, "") },
-				func() error { return add("PATCH", br+"/:id", blueprint.Update, m, "") },
-				func() error { return add("DELETE", br+"/:id?", blueprint.Destroy, m, "") },
-				func() error { return add("PUT", br+"/:id", blueprint.Update, m, "") },
-			)
+			add("GET", br, blueprint.Find, "", false)
+			add("GET", br+"/:id", blueprint.FindOne, "", false)
+			add("POST", br, blueprint.Create, "", false)
+			add("PATCH", br+"/:id", blueprint.Update, "", false)
+			add("DELETE", br+"/:id?", blueprint.Destroy, "", false)
+			add("PUT", br+"/:id", blueprint.Update, "", false)
 			for _, a := range associations(m) {
-				routes = append(routes,
-					func() error { return add("PUT", br+"/:parentid/"+a+"/:childid", blueprint.Add, m, a) },
-					func() error { return add("PUT", br+"/:parentid/"+a, blueprint.Replace, m, a) },
-					func() error { return add("DELETE", br+"/:parentid/"+a+"/:childid", blueprint.Remove, m, a) },
-				)
+				add("PUT", br+"/:parentid/"+a+"/:childid", blueprint.Add, a, false)
+				add("PUT", br+"/:parentid/"+a, blueprint.Replace, a, false)
+				add("DELETE", br+"/:parentid/"+a+"/:childid", blueprint.Remove, a, false)
 			}
 			for _, a := range associations(m) {
-				routes = append(routes, func() error { return add("GET", br+"/:parentid/"+a, blueprint.Populate, m, a) })
+				add("GET", br+"/:parentid/"+a, blueprint.Populate, a, false)
 			}
 		}
-		for _, r := range routes {
-			if err := r(); err != nil {
-				return fmt.Errorf("blueprint routes of %s: %w", m.Identity, err)
+	}
+	return out
+}
+
+func (h *handler) addShadowRoutes() error {
+	for _, rt := range shadowRoutes(h.cfg) {
+		if rt.GoAction != "" {
+			hd, err := h.secure("", nil, strings.ToLower(rt.GoAction), h.cfg.Actions[rt.GoAction], rt.Path)
+			if err != nil {
+				return err
 			}
+			if err := h.router.Add(router.Route{Path: rt.Path, Handler: hd}); err != nil {
+				return fmt.Errorf("action route %s: %w", rt.Path, err)
+			}
+			continue
+		}
+		m := rt.Model
+		hd := h.handleBlueprint(blueprintRoute{action: rt.Action, model: m, alias: rt.Alias, pathParams: pathParams(rt.Path)})
+		hd, err := h.secure(rt.Method, nil, m.Identity+"/"+blueprintActionNames[rt.Action], hd, rt.Method+" "+rt.Path)
+		if err == nil {
+			err = h.router.Add(router.Route{Method: rt.Method, Path: rt.Path, Handler: hd})
+		}
+		if err != nil {
+			return fmt.Errorf("blueprint routes of %s: %w", m.Identity, err)
 		}
 	}
 	return nil
