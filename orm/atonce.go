@@ -105,7 +105,8 @@ func (o *ORM) report(ctx context.Context, cs *changeSet, done *datastore.Replace
 		added = append(added, te.key(id))
 	}
 	// Added in the order of the ids given, as Replace reports them.
-	added = slices.DeleteFunc(slices.Clone(want), func(id any) bool { return !slices.Contains(added, id) })
+	isAdded := keySet(added)
+	added = slices.DeleteFunc(slices.Clone(want), func(id any) bool { return !has(isAdded, id) })
 	cs.collectionChanged(m, a, pk, added, removed)
 	// Every added child was locked with its parent: takeFrom reads nothing.
 	return o.takeFrom(ctx, cs, locked, m, a, pk, added)
@@ -147,16 +148,21 @@ func (o *ORM) refusal(locked lockedRows, kids []datastore.Record, m *model.Model
 	if locked.row(e, pk) == nil {
 		return notFoundRecord(m, pk)
 	}
+	present := make([]any, 0, len(want))
 	for _, id := range want {
-		if locked.row(te, id) == nil {
-			return requireAll(a, want, nil)
+		if locked.row(te, id) != nil {
+			present = append(present, id)
 		}
+	}
+	if len(present) < len(want) {
+		return requireAll(a, want, present)
 	}
 	if a.Assoc.Kind == model.HasMany && a.Assoc.Inverse.Required {
 		var leaving []any
+		wanted := keySet(want)
 		for _, row := range kids {
 			rec := te.fromRow(row)
-			if id := rec[te.model.PrimaryKey]; rec[a.Assoc.Inverse.Name] == pk && !slices.Contains(want, id) {
+			if id := rec[te.model.PrimaryKey]; rec[a.Assoc.Inverse.Name] == pk && !has(wanted, id) {
 				leaving = append(leaving, id)
 			}
 		}

@@ -73,12 +73,39 @@ func (b *builder) junction(es []criteria.Expr, op, empty string) error {
 	case 1:
 		return b.where(es[0])
 	}
+	if len(es) > junctionGroup {
+		return b.groups(es, op, empty)
+	}
 	b.str("(")
 	for i, e := range es {
 		if i > 0 {
 			b.str(op)
 		}
 		if err := b.where(e); err != nil {
+			return err
+		}
+	}
+	b.str(")")
+	return nil
+}
+
+// junctionGroup bounds the operands of one run of AND or OR. SQLite parses
+// a run as a left-deep tree and refuses one deeper than 1,000 ("Expression
+// tree is too large"), so a longer run is written as at most junctionGroup
+// parenthesised groups of its operands, recursively: a tree of
+// logarithmic depth, which every engine reads as the same condition.
+const junctionGroup = 64
+
+// groups writes the junction of es, more than junctionGroup operands, as a
+// junction of at most junctionGroup groups.
+func (b *builder) groups(es []criteria.Expr, op, empty string) error {
+	size := (len(es) + junctionGroup - 1) / junctionGroup
+	b.str("(")
+	for i := 0; i < len(es); i += size {
+		if i > 0 {
+			b.str(op)
+		}
+		if err := b.junction(es[i:min(i+size, len(es))], op, empty); err != nil {
 			return err
 		}
 	}
