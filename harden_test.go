@@ -147,3 +147,35 @@ func TestWhereTooDeep(t *testing.T) {
 		t.Errorf("status %d %s, want 400 E_INVALID_CRITERIA", resp.StatusCode, raw)
 	}
 }
+
+// TestHiddenAttributesNotQueryable: an attribute customToJSON hides cannot
+// be filtered, sorted or selected on over blueprint routes (issue 19, item
+// 5), unless customToJSON.queryable lists it.
+func TestHiddenAttributesNotQueryable(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			srv := startApp(t, "testdata/apps/hidden", "development", b.env(t))
+			vars := ids{}
+			q := url.QueryEscape
+			run(t, srv, vars, []step{
+				{method: "POST", path: "/account", body: `{"name":"Ann","password":"Tr0ub4dor","nickname":"annie"}`, status: 200, save: "ann"},
+				{method: "POST", path: "/note", body: `{"text":"hi","secret":"S3cret","account":{ann}}`, status: 200},
+				{method: "GET", path: "/account?where=" + q(`{"password":{"startsWith":"T"}}`), status: 400,
+					check: all(wantCode("E_INVALID_CRITERIA"), wantDetails("password"))},
+				{method: "GET", path: "/account?where=" + q(`{"or":[{"name":"x"},{"password":"Tr0ub4dor"}]}`), status: 400, check: wantCode("E_INVALID_CRITERIA")},
+				{method: "GET", path: "/account?password=Tr0ub4dor", status: 400, check: wantCode("E_INVALID_CRITERIA")},
+				{method: "GET", path: "/account?sort=password", status: 400, check: wantCode("E_INVALID_CRITERIA")},
+				{method: "GET", path: "/account?sort=" + q(`[{"name":"ASC"},{"password":"DESC"}]`), status: 400, check: wantCode("E_INVALID_CRITERIA")},
+				{method: "GET", path: "/account?select=name,password", status: 400, check: wantCode("E_INVALID_CRITERIA")},
+				{method: "GET", path: "/account/find?password=Tr0ub4dor", status: 400, check: wantCode("E_INVALID_CRITERIA")},
+				{method: "GET", path: "/account/{ann}/notes?where=" + q(`{"secret":{"contains":"3"}}`), status: 400, check: wantCode("E_INVALID_POPULATES")},
+				// Allowed: visible attributes, omit of a hidden one, and
+				// the queryable one.
+				{method: "GET", path: "/account?where=" + q(`{"nickname":{"startsWith":"an"}}`), status: 200, check: wantLen(1)},
+				{method: "GET", path: "/account?sort=nickname&omit=password", status: 200, check: wantLen(1)},
+				{method: "GET", path: "/account?name=Ann", status: 200, check: wantLen(1)},
+				{method: "GET", path: "/account/{ann}/notes?where=" + q(`{"text":"hi"}`), status: 200, check: wantLen(1)},
+			})
+		})
+	}
+}
