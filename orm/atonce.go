@@ -148,14 +148,17 @@ func (o *ORM) refusal(locked lockedRows, kids []datastore.Record, m *model.Model
 	if locked.row(e, pk) == nil {
 		return notFoundRecord(m, pk)
 	}
-	present := make([]any, 0, len(want))
 	for _, id := range want {
-		if locked.row(te, id) != nil {
-			present = append(present, id)
+		if locked.row(te, id) == nil {
+			// Not proof that the child is missing: PostgreSQL's row lock
+			// of a child that a concurrent change had just moved (and
+			// committed) can skip it, as its recheck of the statement's
+			// condition on the new version of the row reads the
+			// statement's snapshot, in which the link it followed is
+			// gone. The slower path locks the children by key and
+			// answers the refusal, if it is one, from what it reads.
+			return errNotAtOnce
 		}
-	}
-	if len(present) < len(want) {
-		return requireAll(a, want, present)
 	}
 	if a.Assoc.Kind == model.HasMany && a.Assoc.Inverse.Required {
 		var leaving []any

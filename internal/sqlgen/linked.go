@@ -48,7 +48,19 @@ func SelectUnion(d *Dialect, q *datastore.Query, or criteria.Expr, j *datastore.
 	b.ident(q.Table.Name)
 	b.str(" WHERE ")
 	b.ident(pk.Name)
-	b.str(" IN (")
+	// Where lists bind as arrays (PostgreSQL), the keys are gathered into
+	// one array first (an init plan, run once) rather than joined: a lock
+	// (FOR UPDATE) of a row that a concurrent transaction changed and
+	// committed rechecks the condition on the row's new version, and over
+	// a join with a subquery reading the same table that recheck can drop
+	// rows that still match (PostgreSQL skipped a moved child, and a valid
+	// change of a collection was refused as naming a missing one). Against
+	// an array the recheck is a comparison of the row's own key.
+	if b.d.ArrayIn {
+		b.str(" = ANY(ARRAY(")
+	} else {
+		b.str(" IN (")
+	}
 	union := ""
 	for _, e := range []criteria.Expr{q.Where, or} {
 		if e == nil {
@@ -87,6 +99,9 @@ func SelectUnion(d *Dialect, q *datastore.Query, or criteria.Expr, j *datastore.
 	}
 	if union == "" {
 		return Stmt{}, fmt.Errorf("select %s: a union of no condition", q.Table.Name)
+	}
+	if b.d.ArrayIn {
+		b.str(")")
 	}
 	b.str(") ")
 	if err := b.orderBy(q.Sort); err != nil {

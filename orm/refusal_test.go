@@ -1,0 +1,112 @@
+package orm_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/skiffhq/skiff/criteria"
+	"github.com/skiffhq/skiff/datastore"
+	"github.com/skiffhq/skiff/model"
+	"github.com/skiffhq/skiff/orm"
+)
+
+// TestConcurrentReplacesAreNotRefused replaces the one-to-many collections
+// of two owners with the same existing pets, many times at once: the pets
+// move back and forth, and every replace is valid, so none may be refused
+// (issue 19, item 1: PostgreSQL answered E_INVALID_ASSOCIATED_IDS about
+// once in a hundred). Then every pet has the owner that replaced last.
+func TestConcurrentReplacesAreNotRefused(t *testing.T) {
+	onEachAdapter(t, func(t *testing.T, db datastore.Adapter) {
+		o, m := newORMOn(t, db)
+		ctx := t.Context()
+		owners := []any{
+			mustCreate(t, o, m["owner"], map[string]any{"name": "a"})["id"],
+			mustCreate(t, o, m["owner"], map[string]any{"name": "b"})["id"],
+		}
+		var pets []any
+		for i := range 4 {
+			pets = append(pets, mustCreate(t, o, m["pet"], map[string]any{"name": fmt.Sprint("pet", i)})["id"])
+		}
+		rounds := 150
+		if testing.Short() {
+			rounds = 60
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, 2*rounds*2)
+		for g := range 4 {
+			wg.Go(func() {
+				for range rounds {
+					if _, err := o.Replace(ctx, m["owner"], "pets", owners[g%2], pets); err != nil {
+						errs <- err
+					}
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		n := 0
+		for err := range errs {
+			if n++; n <= 3 {
+				t.Errorf("valid replace refused under concurrency: %v", err)
+			}
+		}
+		if n > 3 {
+			t.Errorf("... %d refusals in all", n)
+		}
+		recs, err := o.Find(ctx, m["owner"], &criteria.Criteria{Limit: criteria.Unlimited}, []orm.Populate{{Attr: "pets"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		total := 0
+		for _, r := range recs {
+			total += len(r["pets"].([]model.Record))
+		}
+		if total != len(pets) {
+			t.Errorf("owners hold %d pets in all, want %d", total, len(pets))
+		}
+	})
+}
+
+// TestConcurrentReplacesOneInvalid runs concurrent replaces of one
+// collection (PostgreSQL combines them into one transaction), a few naming
+// a record that does not exist: those are refused, naming it, and every
+// other one is made.
+func TestConcurrentReplacesOneInvalid(t *testing.T) {
+	onEachAdapter(t, func(t *testing.T, db datastore.Adapter) {
+		o, m := newORMOn(t, db)
+		ctx := t.Context()
+		owner := mustCreate(t, o, m["owner"], map[string]any{"name": "a"})["id"]
+		var pets []any
+		for i := range 4 {
+			pets = append(pets, mustCreate(t, o, m["pet"], map[string]any{"name": fmt.Sprint("pet", i)})["id"])
+		}
+		const n = 24
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				ids := pets[:1+i%len(pets)]
+				if i%6 == 3 {
+					ids = append(slices.Clone(ids), 999999.0)
+				}
+				_, errs[i] = o.Replace(ctx, m["owner"], "pets", owner, ids)
+			})
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if i%6 != 3 {
+				if err != nil {
+					t.Errorf("replace %d (valid) failed: %v", i, err)
+				}
+				continue
+			}
+			me, ok := model.AsError(err)
+			if !ok || me.Code != model.CodeInvalidAssociatedIDs || !strings.Contains(me.Msg, "999999") {
+				t.Errorf("replace %d (missing id) = %v, want E_INVALID_ASSOCIATED_IDS naming 999999", i, err)
+			}
+		}
+	})
+}
