@@ -179,3 +179,23 @@ func TestHiddenAttributesNotQueryable(t *testing.T) {
 		})
 	}
 }
+
+// TestDestroyNeedsKeyInPath: DELETE /user?id=1 and DELETE /user with body
+// {"id":1} destroy nothing (issue 19, item 4; docs/differences.md).
+func TestDestroyNeedsKeyInPath(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			srv := startApp(t, "testdata/apps/basic", "development", b.env(t))
+			vars := ids{}
+			run(t, srv, vars, []step{
+				{method: "POST", path: "/user", body: `{"name":"Ann","email":"ann@example.com"}`, status: 200, save: "ann"},
+				{method: "DELETE", path: "/user?id={ann}", status: 400, check: wantCode("E_INVALID_CRITERIA")},
+				{method: "DELETE", path: "/user", body: `{"id":{ann}}`, status: 400, check: wantCode("E_INVALID_CRITERIA")},
+				{method: "DELETE", path: "/user/", body: `{"id":{ann}}`, status: 400, check: wantCode("E_INVALID_CRITERIA")},
+				{method: "GET", path: "/user/{ann}", status: 200, check: wantField("name", "Ann")},
+				{method: "DELETE", path: "/user/{ann}?id=999", status: 200, check: wantField("name", "Ann")},
+				{method: "GET", path: "/user/{ann}", status: 404},
+			})
+		})
+	}
+}
