@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -203,4 +204,26 @@ func seedPetshop(b *testing.B, h http.Handler) http.Handler {
 		serveOK(b, h, http.MethodPost, "/tag", fmt.Sprintf(`{"label":"tag %d","pets":[%s]}`, t, strings.Join(ids, ",")))
 	}
 	return h
+}
+
+// BenchmarkReplaceEarlyLockRelease measures concurrent replaces of one
+// record's collection on PostgreSQL with the datastore's earlyLockRelease
+// off (the default) and on: every request waits for the record's lock, and
+// with early release the next one need not wait for the disk write too.
+//
+//	go test -run '^$' -bench ReplaceEarlyLockRelease -benchtime 3s .
+func BenchmarkReplaceEarlyLockRelease(b *testing.B) {
+	for _, early := range []string{"false", "true"} {
+		b.Run("earlyLockRelease="+early, func(b *testing.B) {
+			h := petshopWithData(b, append(postgresEnviron(b), "SKIFF_DATASTORES__DEFAULT__EARLYLOCKRELEASE="+early))
+			sets := [2]string{"[1,2,3,4,5,6,7,8,9,10]", "[11,12,13,14,15,16,17,18,19,20]"}
+			b.SetParallelism(2)
+			var n atomic.Int64
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					serveOK(b, h, http.MethodPut, "/user/1/pets", sets[n.Add(1)%2])
+				}
+			})
+		})
+	}
 }
