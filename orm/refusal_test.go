@@ -110,3 +110,68 @@ func TestConcurrentReplacesOneInvalid(t *testing.T) {
 		}
 	})
 }
+
+// TestFailedWritesLeaveNothing: a create or replace refused for a missing
+// associated record writes nothing at all, on both sides of one-to-many
+// and many-to-many collections.
+func TestFailedWritesLeaveNothing(t *testing.T) {
+	onEachAdapter(t, func(t *testing.T, db datastore.Adapter) {
+		o, m := newORMOn(t, db)
+		ctx := t.Context()
+		ann := mustCreate(t, o, m["owner"], map[string]any{"name": "ann"})["id"]
+		rex := mustCreate(t, o, m["pet"], map[string]any{"name": "rex", "owner": ann})["id"]
+		fido := mustCreate(t, o, m["pet"], map[string]any{"name": "fido"})["id"]
+		tag := mustCreate(t, o, m["tag"], map[string]any{"label": "t", "pets": []any{rex}})["id"]
+		count := func(id string) int {
+			t.Helper()
+			recs, err := o.Find(ctx, m[id], &criteria.Criteria{Limit: criteria.Unlimited}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return len(recs)
+		}
+		owners, pets, tags := count("owner"), count("pet"), count("tag")
+		refused := func(what string, err error) {
+			t.Helper()
+			if me, ok := model.AsError(err); !ok || me.Kind != model.Invalid {
+				t.Errorf("%s = %v, want a refusal", what, err)
+			}
+		}
+		_, _, err := o.Create(ctx, m["owner"], map[string]any{"name": "bob", "pets": []any{fido, 999999.0}})
+		refused("create owner with a missing pet", err)
+		_, _, err = o.Create(ctx, m["pet"], map[string]any{"name": "max", "owner": ann, "tags": []any{tag, 999999.0}})
+		refused("create pet with a missing tag", err)
+		_, _, err = o.Create(ctx, m["tag"], map[string]any{"label": "u", "pets": []any{fido, 999999.0}})
+		refused("create tag with a missing pet", err)
+		_, err = o.Replace(ctx, m["owner"], "pets", ann, []any{fido, 999999.0})
+		refused("replace with a missing pet", err)
+		_, err = o.Replace(ctx, m["tag"], "pets", tag, []any{fido, 999999.0})
+		refused("replace tag's pets with a missing pet", err)
+		if o2, p2, t2 := count("owner"), count("pet"), count("tag"); o2 != owners || p2 != pets || t2 != tags {
+			t.Errorf("records after refused writes: %d owners, %d pets, %d tags; want %d, %d, %d", o2, p2, t2, owners, pets, tags)
+		}
+		rec, err := o.FindByPK(ctx, m["owner"], ann, []orm.Populate{{Attr: "pets"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ps := rec["pets"].([]model.Record); len(ps) != 1 || ps[0]["id"] != rex {
+			t.Errorf("ann's pets after refused writes = %v, want rex alone", ps)
+		}
+		for _, id := range []any{rex, fido} {
+			p, err := o.FindByPK(ctx, m["pet"], id, []orm.Populate{{Attr: "tags"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := 0
+			if id == rex {
+				want = 1
+			}
+			if got := len(p["tags"].([]model.Record)); got != want {
+				t.Errorf("pet %v has %d tags after refused writes, want %d", id, got, want)
+			}
+			if id == fido && p["owner"] != nil {
+				t.Errorf("fido's owner = %v after refused writes, want none", p["owner"])
+			}
+		}
+	})
+}
