@@ -9,6 +9,7 @@ import (
 
 	"github.com/skiffhq/skiff/criteria"
 	"github.com/skiffhq/skiff/datastore"
+	"github.com/skiffhq/skiff/datastore/sqlite"
 	"github.com/skiffhq/skiff/model"
 	"github.com/skiffhq/skiff/orm"
 )
@@ -174,4 +175,69 @@ func TestFailedWritesLeaveNothing(t *testing.T) {
 			}
 		}
 	})
+}
+
+// BenchmarkReplaceMissingIDs measures a replace refused for naming n
+// records that do not exist (issue 19, item 2: the work was quadratic in
+// n). The time per id should stay flat from 1,000 to model.MaxIDs.
+//
+//	go test -run '^$' -bench ReplaceMissingIDs ./orm
+func BenchmarkReplaceMissingIDs(b *testing.B) {
+	for _, n := range []int{1000, model.MaxIDs} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			db, err := sqlite.Open(b.Context(), datastore.Config{Name: "default", URL: ":memory:"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			o, m := benchORM(b, db)
+			owner, _, err := o.Create(b.Context(), m["owner"], map[string]any{"name": "a"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ids := make([]any, n)
+			for i := range ids {
+				ids[i] = float64(1000000 + i)
+			}
+			for b.Loop() {
+				if _, err := o.Replace(b.Context(), m["owner"], "pets", owner["id"], ids); err == nil {
+					b.Fatal("replace with missing ids succeeded")
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/id")
+		})
+	}
+}
+
+// benchORM is newORMOn's owner and pet models over db, for a benchmark.
+func benchORM(b *testing.B, db datastore.Adapter) (*orm.ORM, map[string]*model.Model) {
+	defaults := map[string]any{"migrate": "drop", "attributes": map[string]any{
+		"id": map[string]any{"type": "number", "autoIncrement": true},
+	}}
+	defs := map[string]map[string]any{
+		"owner": {"attributes": map[string]any{"name": "string", "pets": map[string]any{"collection": "pet", "via": "owner"}}},
+		"pet":   {"attributes": map[string]any{"name": "string", "owner": map[string]any{"model": "owner"}}},
+	}
+	models := map[string]*model.Model{}
+	var list []*model.Model
+	for id, def := range defs {
+		m, err := model.Parse(id, id+".yaml", def, defaults)
+		if err != nil {
+			b.Fatal(err)
+		}
+		models[id] = m
+		list = append(list, m)
+	}
+	schema, err := model.NewSchema(list)
+	if err != nil {
+		b.Fatal(err)
+	}
+	o, err := orm.New(schema, map[string]datastore.Adapter{"default": db})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := o.Migrate(b.Context()); err != nil {
+		b.Fatal(err)
+	}
+	return o, models
 }
