@@ -241,3 +241,38 @@ func benchORM(b *testing.B, db datastore.Adapter) (*orm.ORM, map[string]*model.M
 	}
 	return o, models
 }
+
+// TestLongKeyLists: the ORM's own queries may name more keys than an
+// engine takes parameters (SQLite 32,766, PostgreSQL 65,535), such as the
+// parents of a large populated page; long lists are bound as one
+// parameter.
+func TestLongKeyLists(t *testing.T) {
+	onEachAdapter(t, func(t *testing.T, db datastore.Adapter) {
+		o, m := newORMOn(t, db)
+		ctx := t.Context()
+		var pets []any
+		for i := range 3 {
+			pets = append(pets, mustCreate(t, o, m["pet"], map[string]any{"name": fmt.Sprint("pet", i)})["id"])
+		}
+		many := make([]any, 0, 70000)
+		for i := range 70000 - len(pets) {
+			many = append(many, float64(1000000+i))
+		}
+		many = append(many, pets...)
+		for _, tc := range []struct {
+			op   criteria.Op
+			want int
+		}{{criteria.In, 3}, {criteria.Nin, 0}} {
+			recs, err := o.Find(ctx, m["pet"], &criteria.Criteria{Limit: criteria.Unlimited,
+				Where: &criteria.Cmp{Attr: "id", Op: tc.op, Value: many}}, nil)
+			if err != nil || len(recs) != tc.want {
+				t.Errorf("%s of %d keys = %d records, %v; want %d", tc.op, len(many), len(recs), err, tc.want)
+			}
+		}
+		recs, err := o.Find(ctx, m["pet"], &criteria.Criteria{Limit: criteria.Unlimited,
+			Where: &criteria.Cmp{Attr: "name", Op: criteria.In, Value: append([]any{"pet1"}, many[:2000]...)}}, nil)
+		if err != nil || len(recs) != 1 {
+			t.Errorf("in of 2,001 names = %d records, %v; want 1", len(recs), err)
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package sqlgen
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -264,6 +265,14 @@ func (b *builder) in(c *datastore.Column, not bool, list []any) error {
 			b.str(" = ANY(")
 		}
 		b.param(arr)
+	} else if list, ok := b.jsonList(vals); ok {
+		if not {
+			b.str(" NOT IN (SELECT value FROM json_each(")
+		} else {
+			b.str(" IN (SELECT value FROM json_each(")
+		}
+		b.param(list)
+		b.str(")")
 	} else {
 		if not {
 			b.str(" NOT IN (")
@@ -288,10 +297,34 @@ func (b *builder) in(c *datastore.Column, not bool, list []any) error {
 // kind's Go type, whose binding is left to the engine's conversions one by
 // one as before.
 func (b *builder) array(c *datastore.Column, vals []any) any {
-	if !b.arrays || len(vals) < 2 || c.Type != "" {
+	if !(b.arrays || b.d.ArrayIn && len(vals) > manyValues) || len(vals) < 2 || c.Type != "" {
 		return nil
 	}
 	return typedArray(c.Kind, vals)
+}
+
+// manyValues is the length past which a list of values is bound as one
+// parameter where the engine can read one (an array on PostgreSQL, JSON
+// text read by json_each on SQLite): a list of keys the ORM builds from
+// stored rows (the parents of a populated page, say) has no bound, and
+// the engines refuse more than 32,766 (SQLite) or 65,535 (PostgreSQL)
+// parameters in a statement. Shorter lists stay lists, planned as before.
+const manyValues = 1000
+
+// jsonList returns vals as the JSON text of one parameter that SQLite's
+// json_each reads back (dialects with JSONFunctions), when there are more
+// than manyValues of them; ok is false otherwise. json_each yields JSON
+// numbers as INTEGER or REAL and strings as TEXT, which compare with a
+// column's values as the bound values would.
+func (b *builder) jsonList(vals []any) (string, bool) {
+	if b.d.JSON != JSONFunctions || len(vals) <= manyValues {
+		return "", false
+	}
+	text, err := json.Marshal(vals)
+	if err != nil {
+		return "", false
+	}
+	return string(text), true
 }
 
 // typedArray returns vals, encoded values of kind k, as one typed slice to
