@@ -276,3 +276,15 @@ func TestLongKeyLists(t *testing.T) {
 		}
 	})
 }
+
+// TestRefusalNamesTheMissing: a create naming existing and missing
+// records names only the missing ones.
+func TestRefusalNamesTheMissing(t *testing.T) {
+	o, m := newORM(t)
+	pet := mustCreate(t, o, m["pet"], map[string]any{"name": "rex"})["id"]
+	_, _, err := o.Create(t.Context(), m["owner"], map[string]any{"name": "bob", "pets": []any{pet, 999999.0}})
+	me, ok := model.AsError(err)
+	if !ok || !strings.HasSuffix(me.Msg, "no pet record has the primary key 999999.") {
+		t.Errorf("Create = %v, want it to name 999999 alone", err)
+	}
+}

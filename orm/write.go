@@ -321,10 +321,26 @@ func (o *ORM) checkAssociated(ctx context.Context, m *model.Model, self any, rec
 		if err != nil {
 			return err
 		}
-		if n != int64(len(c.ids)) {
-			return &model.Error{Kind: model.Invalid, Code: code, Model: m.Identity, Attrs: []string{c.a.Name},
-				Msg: fmt.Sprintf("Could not use specified `%s`: no %s record has the primary key %s.", c.a.Name, target.Identity, describeIDs(c.ids))}
+		if n == int64(len(c.ids)) {
+			continue
 		}
+		// Refused: name the keys that are missing, not all of them.
+		exist, err := o.existing(ctx, target, c.ids)
+		if err != nil {
+			return err
+		}
+		found := keySet(exist)
+		var missing []any
+		for _, id := range c.ids {
+			if !has(found, id) {
+				missing = append(missing, id)
+			}
+		}
+		if len(missing) == 0 {
+			missing = c.ids
+		}
+		return &model.Error{Kind: model.Invalid, Code: code, Model: m.Identity, Attrs: []string{c.a.Name},
+			Msg: fmt.Sprintf("Could not use specified `%s`: no %s record has the primary key %s.", c.a.Name, target.Identity, describeIDs(missing))}
 	}
 	return nil
 }
