@@ -449,9 +449,12 @@ func (o *ORM) lockedMembers(ctx context.Context, m *model.Model, a *model.Attrib
 	var locked lockedRows
 	var read [][]datastore.Record
 	if mode == lockParentFirst {
-		sets, err := o.parentFirstSets(e, te, a, pk, children)
-		if err != nil {
-			return nil, nil, err
+		// Not sets, err := ...: a new err here would hide runLocks' error
+		// from the check below, and a child busy elsewhere would read as
+		// missing, its transaction aborted.
+		sets, serr := o.parentFirstSets(e, te, a, pk, children)
+		if serr != nil {
+			return nil, nil, serr
 		}
 		locked, read, err = runLocks(ctx, l, sets, reads...)
 	} else {

@@ -73,13 +73,16 @@ func TestConcurrentReplacesAreNotRefused(t *testing.T) {
 
 // TestConcurrentReplacesOneInvalid runs concurrent replaces of one
 // collection (PostgreSQL combines them into one transaction), a few naming
-// a record that does not exist: those are refused, naming it, and every
-// other one is made.
+// a record that does not exist, while another owner's replaces take the
+// same pets (so a combined group can find a child busy and fail, and its
+// replaces must then run alone): the invalid ones are refused, naming the
+// missing record, and every other one is made.
 func TestConcurrentReplacesOneInvalid(t *testing.T) {
 	onEachAdapter(t, func(t *testing.T, db datastore.Adapter) {
 		o, m := newORMOn(t, db)
 		ctx := t.Context()
 		owner := mustCreate(t, o, m["owner"], map[string]any{"name": "a"})["id"]
+		other := mustCreate(t, o, m["owner"], map[string]any{"name": "b"})["id"]
 		var pets []any
 		for i := range 4 {
 			pets = append(pets, mustCreate(t, o, m["pet"], map[string]any{"name": fmt.Sprint("pet", i)})["id"])
@@ -94,6 +97,11 @@ func TestConcurrentReplacesOneInvalid(t *testing.T) {
 					ids = append(slices.Clone(ids), 999999.0)
 				}
 				_, errs[i] = o.Replace(ctx, m["owner"], "pets", owner, ids)
+			})
+			wg.Go(func() {
+				if _, err := o.Replace(ctx, m["owner"], "pets", other, pets[i%len(pets):]); err != nil {
+					t.Errorf("replace of the other owner failed: %v", err)
+				}
 			})
 		}
 		wg.Wait()
