@@ -222,6 +222,11 @@ func (s *Server) request(sock *socketio.Socket, st *socketState, method string, 
 	req.Host = hs.Host
 	req.Proto, req.ProtoMajor, req.ProtoMinor = "HTTP/1.1", 1, 1
 	for name, raw := range env.Headers {
+		// The body is the envelope's data, encoded here as plain JSON:
+		// a Content-Encoding the client names does not describe it.
+		if strings.EqualFold(name, "Content-Encoding") {
+			continue
+		}
 		if v, ok := headerValue(raw); ok {
 			req.Header.Set(name, v)
 		}
