@@ -217,8 +217,9 @@ func BenchmarkReplaceMissingIDs(b *testing.B) {
 	}
 }
 
-// benchORM is newORMOn's owner and pet models over db, for a benchmark.
-func benchORM(b *testing.B, db datastore.Adapter) (*orm.ORM, map[string]*model.Model) {
+// benchORM is newORMOn's owner and pet models over db, for a benchmark
+// or a fuzz target.
+func benchORM(b testing.TB, db datastore.Adapter) (*orm.ORM, map[string]*model.Model) {
 	defaults := map[string]any{"migrate": "drop", "attributes": map[string]any{
 		"id": map[string]any{"type": "number", "autoIncrement": true},
 	}}

@@ -152,6 +152,22 @@ func fractional(c *datastore.Column, v any) (float64, bool) {
 	return f, ok && c.Kind == datastore.Integer && f != math.Trunc(f) && !math.IsInf(f, 0) && !math.IsNaN(f)
 }
 
+// outOfRange reports a number compared with an Integer column that no
+// BIGINT holds (1e308, say): the engine could not bind it (a 500), and the
+// answer is known without it. sign is 1 above the range, -1 below.
+func outOfRange(c *datastore.Column, v any) (sign int, ok bool) {
+	f, isFloat := v.(float64)
+	switch {
+	case !isFloat || c.Kind != datastore.Integer || math.IsNaN(f):
+		return 0, false
+	case f >= 1<<63:
+		return 1, true
+	case f < -(1 << 63):
+		return -1, true
+	}
+	return 0, false
+}
+
 func (b *builder) equality(c *datastore.Column, ne bool, v any) error {
 	if v == nil {
 		b.colRef(c.Name)
@@ -162,7 +178,8 @@ func (b *builder) equality(c *datastore.Column, ne bool, v any) error {
 		}
 		return nil
 	}
-	if _, ok := fractional(c, v); ok {
+	_, frac := fractional(c, v)
+	if _, out := outOfRange(c, v); frac || out {
 		if ne {
 			b.str("TRUE")
 		} else {
@@ -195,6 +212,17 @@ func (b *builder) equality(c *datastore.Column, ne bool, v any) error {
 func (b *builder) order(c *datastore.Column, op criteria.Op, v any) error {
 	if v == nil {
 		return fmt.Errorf("%s on %s with null", op, c.Name)
+	}
+	if sign, ok := outOfRange(c, v); ok {
+		// Every stored value is below a number above the range, and above
+		// one below it; null matches no order.
+		if below := op == criteria.Lt || op == criteria.Lte; below == (sign > 0) {
+			b.colRef(c.Name)
+			b.str(" IS NOT NULL")
+		} else {
+			b.str("FALSE")
+		}
+		return nil
 	}
 	if f, ok := fractional(c, v); ok {
 		switch op {
@@ -234,6 +262,9 @@ func (b *builder) in(c *datastore.Column, not bool, list []any) error {
 			continue
 		}
 		if _, ok := fractional(c, v); ok {
+			continue
+		}
+		if _, ok := outOfRange(c, v); ok {
 			continue
 		}
 		ev, err := Encode(c.Kind, v)
