@@ -189,10 +189,13 @@ func checkAckShape(t *testing.T, a nodeAck) {
 	}
 }
 
+// jsonSame reports whether a and b are the same JSON value; a body that is
+// not JSON is the same as nothing, so two malformed bodies never match.
 func jsonSame(a, b json.RawMessage) bool {
 	var x, y any
-	_ = json.Unmarshal(a, &x)
-	_ = json.Unmarshal(b, &y)
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
 	return jsonEqual(x, y)
 }
 

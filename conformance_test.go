@@ -167,9 +167,9 @@ func all(checks ...func(*testing.T, any, string)) func(*testing.T, any, string) 
 }
 
 func jsonEqual(a, b any) bool {
-	ja, _ := json.Marshal(a)
-	jb, _ := json.Marshal(b)
-	return string(ja) == string(jb)
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && string(ja) == string(jb)
 }
 
 func TestBlueprintConformance(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/skiffhq/skiff/blueprint"
@@ -73,6 +74,13 @@ func LoadApp(ctx context.Context, dir, env string, environ []string) (*Options, 
 func loadApp(ctx context.Context, dir, env string, environ []string, open bool) (*Options, error) {
 	if env == "" {
 		env = "development"
+	}
+	// The two names that change defaults match in any case: "PRODUCTION"
+	// must not run as development with the development secret.
+	for _, name := range []string{"production", "development"} {
+		if strings.EqualFold(env, name) {
+			env = name
+		}
 	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("load app: %s is not an app folder (want a directory with models/ and config/)", dir)

@@ -187,7 +187,8 @@ type SessionOptions struct {
 	// the store keeps the data for 24 hours.
 	MaxAge time.Duration
 	// Path (default "/"), Domain, Secure, HTTPOnly (default true) and
-	// SameSite are the cookie attributes.
+	// SameSite (default Lax; http.SameSiteDefaultMode for no attribute)
+	// are the cookie attributes.
 	Path, Domain string
 	Secure       bool
 	HTTPOnly     *bool

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -212,4 +213,26 @@ func seedPetshop(b *testing.B, h http.Handler) http.Handler {
 // MariaDB (skipped when it is not reachable; see internal/testenv).
 func BenchmarkPopulatedListMySQL(b *testing.B) {
 	populatedLists(b, petshopWithData(b, []string{"SKIFF_DATASTORES__DEFAULT__ADAPTER=mysql", "SKIFF_DATASTORES__DEFAULT__URL=" + testenv.MySQLDatabase(b)}))
+}
+
+// BenchmarkReplaceEarlyLockRelease measures concurrent replaces of one
+// record's collection on PostgreSQL with the datastore's earlyLockRelease
+// off (the default) and on: every request waits for the record's lock, and
+// with early release the next one need not wait for the disk write too.
+//
+//	go test -run '^$' -bench ReplaceEarlyLockRelease -benchtime 3s .
+func BenchmarkReplaceEarlyLockRelease(b *testing.B) {
+	for _, early := range []string{"false", "true"} {
+		b.Run("earlyLockRelease="+early, func(b *testing.B) {
+			h := petshopWithData(b, append(postgresEnviron(b), "SKIFF_DATASTORES__DEFAULT__EARLYLOCKRELEASE="+early))
+			sets := [2]string{"[1,2,3,4,5,6,7,8,9,10]", "[11,12,13,14,15,16,17,18,19,20]"}
+			b.SetParallelism(2)
+			var n atomic.Int64
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					serveOK(b, h, http.MethodPut, "/user/1/pets", sets[n.Add(1)%2])
+				}
+			})
+		})
+	}
 }

@@ -57,8 +57,11 @@ func request(t *testing.T, c *sockettest.Client, want int, method, path string, 
 	if jwr.StatusCode != want {
 		t.Fatalf("%s %s over a socket: status %d, want %d: %s", method, path, jwr.StatusCode, want, jwr.Body)
 	}
-	var body map[string]any
-	_ = json.Unmarshal(jwr.Body, &body)
+	var v any
+	if err := json.Unmarshal(jwr.Body, &v); err != nil {
+		t.Fatalf("%s %s over a socket: body %s is not JSON: %v", method, path, jwr.Body, err)
+	}
+	body, _ := v.(map[string]any)
 	return body
 }
 
@@ -108,7 +111,10 @@ func canonical(t *testing.T, raw json.RawMessage) string {
 		}
 	}
 	strip(v)
-	b, _ := json.Marshal(v)
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatalf("event data %s: %v", raw, err)
+	}
 	return string(b)
 }
 

@@ -932,20 +932,21 @@ func TestProductionRefusals(t *testing.T) {
 
 func TestLoadedAppRefusesProduction(t *testing.T) {
 	ctx := context.Background()
-	opts, err := skiff.LoadApp(ctx, "testdata/apps/basic", "production",
-		[]string{"SKIFF_DATASTORES__DEFAULT__URL=" + t.TempDir() + "/p.db"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
+	// Any spelling of production is production (issue 19).
+	for _, env := range []string{"production", "PRODUCTION", "Production"} {
+		opts, err := skiff.LoadApp(ctx, "testdata/apps/basic", env,
+			[]string{"SKIFF_DATASTORES__DEFAULT__URL=" + t.TempDir() + "/p.db"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = skiff.New(ctx, *opts)
 		for _, d := range opts.Datastores {
 			d.Close()
 		}
-	}()
-	_, err = skiff.New(ctx, *opts)
-	for _, want := range []string{"refusing to start in production", "session.secret", "sockets.onlyAllowOrigins", "models.migrate: safe"} {
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("New(basic app in production) = %v, want it to mention %q", err, want)
+		for _, want := range []string{"refusing to start in production", "session.secret", "sockets.onlyAllowOrigins", "models.migrate: safe"} {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("New(basic app in %s) = %v, want it to mention %q", env, err, want)
+			}
 		}
 	}
 }

@@ -75,7 +75,14 @@ func DefaultParseOptions(_ context.Context, r *Request) (*Options, error) {
 		o.ValuesToSet = vals
 		o.Meta = map[string]any{}
 	case Destroy:
-		o.Criteria = map[string]any{"where": map[string]any{m.PrimaryKey: id}}
+		// The key comes from the path alone: a stray id in the query
+		// string or body of DELETE /user must not destroy a record
+		// (Sails takes it from there too; docs/differences.md).
+		var pathID any
+		if v, ok := r.Path["id"]; ok && v != "" {
+			pathID = v
+		}
+		o.Criteria = map[string]any{"where": map[string]any{m.PrimaryKey: pathID}}
 		o.Meta = map[string]any{"fetch": true}
 	case Add, Remove:
 		o.TargetRecordID, _ = r.Param("parentid")

@@ -110,6 +110,9 @@ func (s *Service) query(m *model.Model, raw, rawPops map[string]any) (*criteria.
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := refuseHidden(m, c, model.CodeInvalidCriteria); err != nil {
+		return nil, nil, err
+	}
 	pops, err := s.populates(m, rawPops, c.Omit)
 	if err != nil {
 		return nil, nil, err
@@ -344,6 +347,9 @@ func (s *Service) populates(m *model.Model, raw map[string]any, omitted []string
 				if me, ok := model.AsError(err); ok {
 					me.Code = model.CodeInvalidPopulates
 				}
+				return nil, err
+			}
+			if err := refuseHidden(a.Assoc.Target, c, model.CodeInvalidPopulates); err != nil {
 				return nil, err
 			}
 			p.Criteria = c

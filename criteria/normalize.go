@@ -10,8 +10,19 @@ import (
 	"github.com/skiffhq/skiff/model"
 )
 
-// maxDepth bounds where-clause nesting, as Waterline does.
-const maxDepth = 25
+// Limits on what one criteria may ask for, so that a request's work stays
+// bounded and every engine accepts the SQL it becomes (SQLite refuses more
+// than 32,766 parameters, PostgreSQL more than 65,535). No honest client
+// comes near them; a criteria over one is refused with E_INVALID_CRITERIA.
+const (
+	// MaxDepth bounds where-clause nesting of and / or, as Waterline does.
+	MaxDepth = 25
+	// MaxTerms bounds the size of one where clause: its comparisons plus
+	// the values of its in / nin lists.
+	MaxTerms = 10000
+	// MaxSortKeys bounds the keys of one sort.
+	MaxSortKeys = 64
+)
 
 // invalid returns an E_INVALID_CRITERIA usage error.
 func invalid(format string, args ...any) error {
@@ -192,6 +203,9 @@ func NormalizeSort(raw any, m *model.Model) ([]Sort, error) {
 		}
 		if err := checkSortAttr(attr, m); err != nil {
 			return err
+		}
+		if len(keys) == MaxSortKeys {
+			return invalid("A sort may have at most %d keys.", MaxSortKeys)
 		}
 		for _, k := range keys {
 			if k.Attr == attr {
@@ -468,15 +482,51 @@ func NormalizeWhere(raw any, m *model.Model) (Expr, bool, error) {
 		if err != nil {
 			return nil, false, err
 		}
+		if err := checkTerms(e); err != nil {
+			return nil, false, err
+		}
 		return simplify(e)
 	case float64, string, int, int64, []any:
 		e, err := constraint(m.PrimaryKey, raw, m)
 		if err != nil {
 			return nil, false, err
 		}
+		if err := checkTerms(e); err != nil {
+			return nil, false, err
+		}
 		return simplify(e)
 	}
 	return nil, false, invalid("The `where` clause must be a dictionary (got %s).", model.Describe(raw))
+}
+
+// checkTerms refuses a where clause of more than MaxTerms comparisons and
+// list values.
+func checkTerms(e Expr) error {
+	if n := terms(e); n > MaxTerms {
+		return invalid("The `where` clause is too large: %d comparisons and list values, at most %d are allowed.", n, MaxTerms)
+	}
+	return nil
+}
+
+// terms counts the comparisons of e and the values of its lists.
+func terms(e Expr) int {
+	n := 0
+	switch x := e.(type) {
+	case *And:
+		for _, c := range x.Exprs {
+			n += terms(c)
+		}
+	case *Or:
+		for _, c := range x.Exprs {
+			n += terms(c)
+		}
+	case *Cmp:
+		n = 1
+		if list, ok := x.Value.([]any); ok && (x.Op == In || x.Op == Nin) {
+			n = max(len(list), 1)
+		}
+	}
+	return n
 }
 
 // void is the clause matching nothing; nil is the clause matching everything.
@@ -495,7 +545,7 @@ func simplify(e Expr) (Expr, bool, error) {
 }
 
 func branch(w map[string]any, m *model.Model, depth int) (Expr, error) {
-	if depth > maxDepth {
+	if depth > MaxDepth {
 		return nil, invalid("The `where` clause is nested too deeply.")
 	}
 	keys := make([]string, 0, len(w))
@@ -607,6 +657,9 @@ func constraint(attr string, raw any, m *model.Model) (Expr, error) {
 	}
 	if a != nil && a.IsPlural() {
 		return nil, invalid("Cannot filter by `%s`: it is a collection.", attr)
+	}
+	if model.HasNUL(raw) {
+		return nil, invalid("Cannot filter by `%s`: %s", attr, model.NULMessage)
 	}
 	switch x := raw.(type) {
 	case []any:

@@ -17,6 +17,7 @@ const (
 	Forbidden                // 403
 	Unauthorized             // 401
 	TooLarge                 // 413: request body over the limit
+	Unsupported              // 415: a request body in an encoding Skiff cannot read
 )
 
 // String names the kind for logs and test messages.
@@ -34,6 +35,8 @@ func (k Kind) String() string {
 		return "unauthorized"
 	case TooLarge:
 		return "too large"
+	case Unsupported:
+		return "unsupported"
 	}
 	return "internal"
 }

@@ -3,6 +3,8 @@
 // else of Skiff, so every other package may depend on it.
 package model
 
+import "slices"
+
 // Type is the Sails type of a plain attribute.
 type Type string
 
@@ -94,6 +96,11 @@ type Model struct {
 	Order      []string
 	// Omit lists attributes never serialised to clients (customToJSON: {omit: [...]}).
 	Omit []string
+	// Queryable lists attributes of Omit that blueprint criteria may still
+	// filter, sort and select on (customToJSON: {queryable: [...]}); the
+	// others are refused there, so that a client cannot recover a hidden
+	// value by searching for it.
+	Queryable []string
 	// ToJSON, when set (Go embedding only), replaces the declarative Omit:
 	// it receives a copy of the record and returns what clients see.
 	ToJSON func(Record) Record
@@ -105,6 +112,12 @@ type Model struct {
 
 // Attr returns the attribute named name, or nil.
 func (m *Model) Attr(name string) *Attribute { return m.Attributes[name] }
+
+// Hidden reports whether clients may not query attr: customToJSON hides
+// it and does not list it as queryable.
+func (m *Model) Hidden(attr string) bool {
+	return slices.Contains(m.Omit, attr) && !slices.Contains(m.Queryable, attr)
+}
 
 // PK returns the primary key attribute.
 func (m *Model) PK() *Attribute { return m.Attributes[m.PrimaryKey] }

@@ -195,11 +195,11 @@ func (p *parser) settings(m *Model, def map[string]any, isDefaults bool) (map[st
 				return nil, p.errf("", "migrate must be safe, alter or drop, not %s", describeDef(v))
 			}
 		case "customToJSON":
-			omit, err := p.customToJSON(v)
+			omit, queryable, err := p.customToJSON(v)
 			if err != nil {
 				return nil, err
 			}
-			m.Omit = omit
+			m.Omit, m.Queryable = omit, queryable
 		case "identity":
 			if s, ok := v.(string); isDefaults || !ok || strings.ToLower(s) != p.model {
 				return nil, p.errf("", "identity %s does not match the identity %q taken from the file name", describeDef(v), p.model)
@@ -211,29 +211,35 @@ func (p *parser) settings(m *Model, def map[string]any, isDefaults bool) (map[st
 	return attrs, nil
 }
 
-func (p *parser) customToJSON(v any) ([]string, error) {
+// customToJSON reads {omit: [...], queryable: [...]}.
+func (p *parser) customToJSON(v any) (omit, queryable []string, err error) {
 	d, ok := v.(map[string]any)
 	if !ok {
-		return nil, p.errf("", "customToJSON must be a dictionary {omit: [attribute names]}, not %s", describeDef(v))
+		return nil, nil, p.errf("", "customToJSON must be a dictionary {omit: [attribute names]}, not %s", describeDef(v))
 	}
-	var omit []string
 	for k, x := range d {
-		if k != "omit" {
-			return nil, p.errf("", "customToJSON: unknown key %q (only omit is supported)", k)
+		var names *[]string
+		switch k {
+		case "omit":
+			names = &omit
+		case "queryable":
+			names = &queryable
+		default:
+			return nil, nil, p.errf("", "customToJSON: unknown key %q (only omit and queryable are supported)", k)
 		}
 		list, ok := x.([]any)
 		if !ok {
-			return nil, p.errf("", "customToJSON.omit must be a list of attribute names, not %s", describeDef(x))
+			return nil, nil, p.errf("", "customToJSON.%s must be a list of attribute names, not %s", k, describeDef(x))
 		}
 		for _, e := range list {
 			s, ok := e.(string)
 			if !ok || s == "" {
-				return nil, p.errf("", "customToJSON.omit must list attribute names, not %s", describeDef(e))
+				return nil, nil, p.errf("", "customToJSON.%s must list attribute names, not %s", k, describeDef(e))
 			}
-			omit = append(omit, s)
+			*names = append(*names, s)
 		}
 	}
-	return omit, nil
+	return omit, queryable, nil
 }
 
 // checkModel runs the checks that need the whole attribute set.
@@ -263,6 +269,11 @@ func (p *parser) checkModel(m *Model) error {
 		// customToJSON is a function that can delete any key).
 		if m.Attributes[name] == nil && (m.Schema || !ValidKey(name)) {
 			return p.errf("", "customToJSON.omit names %q, which is not an attribute", name)
+		}
+	}
+	for _, name := range m.Queryable {
+		if !slices.Contains(m.Omit, name) {
+			return p.errf("", "customToJSON.queryable names %q, which customToJSON.omit does not hide", name)
 		}
 	}
 	return nil

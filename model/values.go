@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -94,6 +95,9 @@ func (m *Model) NormalizePK(v any) (any, error) {
 func strictPK(t Type, v any) (any, error) {
 	if t == String {
 		if s, ok := v.(string); ok && s != "" {
+			if strings.IndexByte(s, 0) >= 0 {
+				return nil, errors.New(NULMessage)
+			}
 			return s, nil
 		}
 		return nil, fmt.Errorf("instead of a non-empty string, got: %s", inspect(v))
@@ -143,6 +147,9 @@ func (w writer) given(in map[string]any) (Record, error) {
 		if !ok {
 			continue
 		}
+		if HasNUL(v) {
+			return nil, w.fail(name, "Could not use specified `%s`: %s", name, NULMessage)
+		}
 		nv, err := w.value(m.Attributes[name], v)
 		if err != nil {
 			return nil, err
@@ -163,6 +170,9 @@ func (w writer) given(in map[string]any) (Record, error) {
 		}
 		if !jsonCompatible(v, 0) {
 			return nil, w.fail(k, "Could not use specified `%s`.  Its value is not JSON-compatible.", k)
+		}
+		if HasNUL(v) {
+			return nil, w.fail(k, "Could not use specified `%s`: %s", k, NULMessage)
 		}
 		out[k] = normalizeNumbers(v)
 	}
@@ -188,14 +198,19 @@ func (w writer) value(a *Attribute, v any) (any, error) {
 			}
 			list = []any{v}
 		}
+		if len(list) > MaxIDs {
+			return nil, w.fail(name, "Could not use specified `%s`: %s", name, TooManyIDs(len(list)))
+		}
 		ids := make([]any, 0, len(list))
+		seen := make(map[any]struct{}, len(list))
 		t := keyType(m, a)
 		for _, e := range list {
 			id, err := strictPK(t, e)
 			if err != nil {
 				return nil, w.fail(name, "Could not use specified `%s`.  Expected an array of primary key values of `%s` records, but one of the items is invalid: %s", name, a.Collection, err.Error())
 			}
-			if !containsKey(ids, id) {
+			if _, dup := seen[id]; !dup {
+				seen[id] = struct{}{}
 				ids = append(ids, id)
 			}
 		}
@@ -282,13 +297,40 @@ func keyType(m *Model, a *Attribute) Type {
 	return Number
 }
 
-func containsKey(ids []any, id any) bool {
-	for _, x := range ids {
-		if x == id {
-			return true
+// NULMessage explains the refusal of text holding the NUL character.
+const NULMessage = "text must not contain the NUL character (\\u0000), which PostgreSQL cannot store."
+
+// HasNUL reports whether v, a value as JSON decodes it, holds a string or
+// a dictionary key with the NUL character. Skiff refuses such text on
+// every engine alike (PostgreSQL cannot store it in text or jsonb).
+func HasNUL(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return strings.IndexByte(x, 0) >= 0
+	case []any:
+		for _, e := range x {
+			if HasNUL(e) {
+				return true
+			}
+		}
+	case map[string]any:
+		for k, e := range x {
+			if strings.IndexByte(k, 0) >= 0 || HasNUL(e) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// MaxIDs bounds the primary keys one write may name for one collection
+// (a create's or update's collection value, a replace): every engine
+// accepts the statements that many become, and no honest client sends more.
+const MaxIDs = 10000
+
+// TooManyIDs explains the refusal of a list of n keys, more than MaxIDs.
+func TooManyIDs(n int) string {
+	return fmt.Sprintf("%d primary keys given, at most %d are allowed in one request.", n, MaxIDs)
 }
 
 func expectedLabel(m *Model, a *Attribute) string {

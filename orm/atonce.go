@@ -105,7 +105,8 @@ func (o *ORM) report(ctx context.Context, cs *changeSet, done *datastore.Replace
 		added = append(added, te.key(id))
 	}
 	// Added in the order of the ids given, as Replace reports them.
-	added = slices.DeleteFunc(slices.Clone(want), func(id any) bool { return !slices.Contains(added, id) })
+	isAdded := keySet(added)
+	added = slices.DeleteFunc(slices.Clone(want), func(id any) bool { return !has(isAdded, id) })
 	cs.collectionChanged(m, a, pk, added, removed)
 	// Every added child was locked with its parent: takeFrom reads nothing.
 	return o.takeFrom(ctx, cs, locked, m, a, pk, added)
@@ -149,14 +150,22 @@ func (o *ORM) refusal(locked lockedRows, kids []datastore.Record, m *model.Model
 	}
 	for _, id := range want {
 		if locked.row(te, id) == nil {
-			return requireAll(a, want, nil)
+			// Not proof that the child is missing: PostgreSQL's row lock
+			// of a child that a concurrent change had just moved (and
+			// committed) can skip it, as its recheck of the statement's
+			// condition on the new version of the row reads the
+			// statement's snapshot, in which the link it followed is
+			// gone. The slower path locks the children by key and
+			// answers the refusal, if it is one, from what it reads.
+			return errNotAtOnce
 		}
 	}
 	if a.Assoc.Kind == model.HasMany && a.Assoc.Inverse.Required {
 		var leaving []any
+		wanted := keySet(want)
 		for _, row := range kids {
 			rec := te.fromRow(row)
-			if id := rec[te.model.PrimaryKey]; rec[a.Assoc.Inverse.Name] == pk && !slices.Contains(want, id) {
+			if id := rec[te.model.PrimaryKey]; rec[a.Assoc.Inverse.Name] == pk && !has(wanted, id) {
 				leaving = append(leaving, id)
 			}
 		}

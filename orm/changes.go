@@ -77,11 +77,15 @@ func (cs *changeSet) plural(m *model.Model, id any, attr string, ids []any, adde
 		return
 	}
 	l := cs.link(m, id, attr)
+	from, to := &l.Removed, &l.Added
+	if !added {
+		from, to = to, from
+	}
+	if len(ids) > 1 && len(ids)+len(*from)+len(*to) > smallList {
+		pluralMany(from, to, ids)
+		return
+	}
 	for _, c := range ids {
-		from, to := &l.Removed, &l.Added
-		if !added {
-			from, to = to, from
-		}
 		if i := slices.Index(*from, c); i >= 0 {
 			*from = slices.Delete(*from, i, i+1)
 			continue
@@ -90,6 +94,53 @@ func (cs *changeSet) plural(m *model.Model, id any, attr string, ids []any, adde
 			*to = append(*to, c)
 		}
 	}
+}
+
+// smallList is the length up to which a list is searched element by
+// element; longer ones are indexed first, so that a write naming many
+// records costs time in proportion to their number.
+const smallList = 32
+
+// pluralMany is plural's loop for many ids: each of ids leaves from, or
+// else joins to, once.
+func pluralMany(from, to *[]any, ids []any) {
+	inFrom, inTo := keySet(*from), keySet(*to)
+	var cancelled map[any]struct{}
+	for _, c := range ids {
+		if _, ok := inFrom[c]; ok {
+			delete(inFrom, c)
+			if cancelled == nil {
+				cancelled = map[any]struct{}{}
+			}
+			cancelled[c] = struct{}{}
+			continue
+		}
+		if _, ok := inTo[c]; !ok {
+			inTo[c] = struct{}{}
+			*to = append(*to, c)
+		}
+	}
+	if cancelled != nil {
+		*from = slices.DeleteFunc(*from, func(c any) bool {
+			_, ok := cancelled[c]
+			return ok
+		})
+	}
+}
+
+// keySet indexes ids.
+func keySet(ids []any) map[any]struct{} {
+	set := make(map[any]struct{}, len(ids))
+	for _, id := range ids {
+		set[id] = struct{}{}
+	}
+	return set
+}
+
+// has reports whether set holds id.
+func has(set map[any]struct{}, id any) bool {
+	_, ok := set[id]
+	return ok
 }
 
 // singular records that the key attr of record id is now key.
@@ -205,9 +256,19 @@ func (o *ORM) takeFrom(ctx context.Context, cs *changeSet, locked lockedRows, m 
 // leave records the children leaving the one-to-many parent owner names
 // for each of them, when it is not parent.
 func leave(cs *changeSet, m *model.Model, a *model.Attribute, parent any, children []any, owner map[any]any) {
+	// Grouped by the parent they leave, so that a parent losing many
+	// children records them in one call.
+	var froms []any
+	leaving := map[any][]any{}
 	for _, c := range children {
 		if from := owner[c]; from != nil && from != parent {
-			cs.plural(m, from, a.Name, []any{c}, false)
+			if _, seen := leaving[from]; !seen {
+				froms = append(froms, from)
+			}
+			leaving[from] = append(leaving[from], c)
 		}
+	}
+	for _, from := range froms {
+		cs.plural(m, from, a.Name, leaving[from], false)
 	}
 }

@@ -219,7 +219,7 @@ func replaceRefusals(t *testing.T, o *orm.ORM, boss, hand *model.Model) {
 	}{
 		{1.0, []any{1.0, 3.0}, "Cannot remove 2 from `staff`: their `boss` is required."},
 		{1.0, []any{}, "Cannot remove among 1, 2 from `staff`: their `boss` is required."},
-		{1.0, []any{1.0, 2.0, 9.0}, "Could not use specified `staff`: no hand record has the primary key among 1, 2, 9."},
+		{1.0, []any{1.0, 2.0, 9.0}, "Could not use specified `staff`: no hand record has the primary key 9."},
 		{9.0, []any{1.0}, "no boss record has the primary key 9"},
 	}
 	for _, r := range refused {

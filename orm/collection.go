@@ -34,14 +34,19 @@ func (o *ORM) collection(m *model.Model, alias string, parent any) (*model.Attri
 // childIDs normalises ids to the target's key type and removes duplicates.
 func childIDs(a *model.Attribute, ids []any) ([]any, error) {
 	target := a.Assoc.Target
+	if len(ids) > model.MaxIDs {
+		return nil, model.Errorf(model.Invalid, model.CodeInvalidAssociatedIDs, "Could not use specified `%s`: %s", a.Name, model.TooManyIDs(len(ids)))
+	}
 	out := make([]any, 0, len(ids))
+	seen := make(map[any]struct{}, len(ids))
 	for _, id := range ids {
 		v, err := target.NormalizePK(id)
 		if err != nil {
 			return nil, model.Errorf(model.Invalid, model.CodeInvalidAssociatedIDs,
 				"%s is not a valid primary key for %s.", model.Describe(id), target.Identity)
 		}
-		if !slices.Contains(out, v) {
+		if _, dup := seen[v]; !dup {
+			seen[v] = struct{}{}
 			out = append(out, v)
 		}
 	}
@@ -184,8 +189,9 @@ func (o *ORM) replace(ctx context.Context, m *model.Model, alias string, parent 
 				return err
 			}
 			var removed []any
+			wanted := keySet(want)
 			for _, id := range have {
-				if !slices.Contains(want, id) {
+				if !has(wanted, id) {
 					removed = append(removed, id)
 				}
 			}
@@ -202,8 +208,9 @@ func (o *ORM) replace(ctx context.Context, m *model.Model, alias string, parent 
 				return err
 			}
 			var stale []any
+			existing := keySet(exist)
 			removed = slices.DeleteFunc(removed, func(id any) bool {
-				if slices.Contains(exist, id) {
+				if has(existing, id) {
 					return false
 				}
 				stale = append(stale, id)
@@ -215,8 +222,9 @@ func (o *ORM) replace(ctx context.Context, m *model.Model, alias string, parent 
 				}
 			}
 			var added []any
+			had := keySet(have)
 			for _, id := range want {
-				if !slices.Contains(have, id) {
+				if !has(had, id) {
 					added = append(added, id)
 				}
 			}
@@ -724,8 +732,13 @@ func appendNew(list, more []string) []string {
 
 // union returns a with the elements of b it lacks appended.
 func union(a, b []any) []any {
+	if len(b) == 0 {
+		return a
+	}
+	in := keySet(a)
 	for _, v := range b {
-		if !slices.Contains(a, v) {
+		if !has(in, v) {
+			in[v] = struct{}{}
 			a = append(a, v)
 		}
 	}
@@ -802,13 +815,19 @@ func (o *ORM) existing(ctx context.Context, target *model.Model, ids []any) ([]a
 	return distinct(recs, target.PrimaryKey), nil
 }
 
-// requireAll refuses ids naming records that are not in exist.
+// requireAll refuses ids naming records that are not in exist, naming
+// the missing ones.
 func requireAll(a *model.Attribute, ids, exist []any) error {
+	existing := keySet(exist)
+	var missing []any
 	for _, id := range ids {
-		if !slices.Contains(exist, id) {
-			return &model.Error{Kind: model.Invalid, Code: model.CodeInvalidAssociatedIDs, Attrs: []string{a.Name},
-				Msg: fmt.Sprintf("Could not use specified `%s`: no %s record has the primary key %s.", a.Name, a.Assoc.Target.Identity, describeIDs(ids))}
+		if !has(existing, id) {
+			missing = append(missing, id)
 		}
 	}
-	return nil
+	if len(missing) == 0 {
+		return nil
+	}
+	return &model.Error{Kind: model.Invalid, Code: model.CodeInvalidAssociatedIDs, Attrs: []string{a.Name},
+		Msg: fmt.Sprintf("Could not use specified `%s`: no %s record has the primary key %s.", a.Name, a.Assoc.Target.Identity, describeIDs(missing))}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/skiffhq/skiff/criteria"
 	"github.com/skiffhq/skiff/datastore"
@@ -320,10 +321,26 @@ func (o *ORM) checkAssociated(ctx context.Context, m *model.Model, self any, rec
 		if err != nil {
 			return err
 		}
-		if n != int64(len(c.ids)) {
-			return &model.Error{Kind: model.Invalid, Code: code, Model: m.Identity, Attrs: []string{c.a.Name},
-				Msg: fmt.Sprintf("Could not use specified `%s`: no %s record has the primary key %s.", c.a.Name, target.Identity, describeIDs(c.ids))}
+		if n == int64(len(c.ids)) {
+			continue
 		}
+		// Refused: name the keys that are missing, not all of them.
+		exist, err := o.existing(ctx, target, c.ids)
+		if err != nil {
+			return err
+		}
+		found := keySet(exist)
+		var missing []any
+		for _, id := range c.ids {
+			if !has(found, id) {
+				missing = append(missing, id)
+			}
+		}
+		if len(missing) == 0 {
+			missing = c.ids
+		}
+		return &model.Error{Kind: model.Invalid, Code: code, Model: m.Identity, Attrs: []string{c.a.Name},
+			Msg: fmt.Sprintf("Could not use specified `%s`: no %s record has the primary key %s.", c.a.Name, target.Identity, describeIDs(missing))}
 	}
 	return nil
 }
@@ -418,18 +435,28 @@ func wrap(op string, m *model.Model, err error) error {
 	return fmt.Errorf("%s %s: %w", op, m.Identity, err)
 }
 
+// describedIDs is how many keys an error message names at most.
+const describedIDs = 5
+
+// describeIDs names ids for an error message: at most describedIDs of
+// them, and how many more there are, so that a message stays short
+// however many keys a request names.
 func describeIDs(ids []any) string {
 	if len(ids) == 1 {
 		return model.Describe(ids[0])
 	}
-	s := "among "
-	for i, id := range ids {
+	var b strings.Builder
+	b.WriteString("among ")
+	for i, id := range ids[:min(len(ids), describedIDs)] {
 		if i > 0 {
-			s += ", "
+			b.WriteString(", ")
 		}
-		s += model.Describe(id)
+		b.WriteString(model.Describe(id))
 	}
-	return s
+	if more := len(ids) - describedIDs; more > 0 {
+		fmt.Fprintf(&b, " (and %d more)", more)
+	}
+	return b.String()
 }
 
 func sortedKeys[V any](m map[string]V) []string {

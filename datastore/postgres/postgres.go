@@ -83,14 +83,18 @@ func Open(ctx context.Context, cfg datastore.Config) (*DB, error) {
 }
 
 // earlyReleaseOption is the datastore setting that turns early lock
-// release off (see tx.releaseLocksEarly); it is on by default.
+// release on (see tx.releaseLocksEarly); it is off by default.
 const earlyReleaseOption = "earlyLockRelease"
 
 // earlyRelease reports whether replaces may release their locks before
-// their commit is on disk: unless the datastore's settings say not to,
-// when the role may run waitForDisk's function, which a database may
-// refuse it (its execution is granted to everyone unless revoked).
+// their commit is on disk: only when the datastore's settings ask for it.
+// Off by default, since others could then read (and act on) a change that
+// a crash in the moment before its flush would lose. Asked for, it needs
+// the role to run waitForDisk's function, which a database may refuse it
+// (its execution is granted to everyone unless revoked); refused, Open
+// fails rather than run without it silently.
 func earlyRelease(ctx context.Context, pool *pgxpool.Pool, options map[string]any) (bool, error) {
+	want := false
 	for k, v := range options {
 		// Any case: a variable's name (SKIFF_DATASTORES__X__EARLYLOCKRELEASE) comes lower-cased.
 		if !strings.EqualFold(k, earlyReleaseOption) {
@@ -100,9 +104,10 @@ func earlyRelease(ctx context.Context, pool *pgxpool.Pool, options map[string]an
 		if !ok {
 			return false, fmt.Errorf("%s must be true or false, not %v", earlyReleaseOption, v)
 		}
-		if !on {
-			return false, nil
-		}
+		want = on
+	}
+	if !want {
+		return false, nil
 	}
 	var may bool
 	err := pool.QueryRow(ctx, `select coalesce(bool_and(has_function_privilege(oid, 'execute')), false)
@@ -110,7 +115,10 @@ func earlyRelease(ctx context.Context, pool *pgxpool.Pool, options map[string]an
 	if err != nil {
 		return false, fmt.Errorf("check for %s: %w", earlyReleaseOption, err)
 	}
-	return may, nil
+	if !may {
+		return false, fmt.Errorf("%s: true needs the role to run pg_logical_emit_message (GRANT EXECUTE), which it may not", earlyReleaseOption)
+	}
+	return true, nil
 }
 
 // Close closes the pool, waiting for connections in use to be returned.

@@ -157,15 +157,19 @@ func TestOneBatchTransaction(t *testing.T) {
 // disk all the same.
 func TestEarlyLockRelease(t *testing.T) {
 	ctx := t.Context()
-	db := openTestDB(t)
+	db, err := Open(ctx, datastore.Config{URL: testenv.Postgres(t), Options: map[string]any{earlyReleaseOption: true}})
+	if err != nil {
+		t.Fatalf("Open with %s: true = %v", earlyReleaseOption, err)
+	}
+	t.Cleanup(func() { db.Close() })
 	if !db.earlyRelease {
-		t.Fatal("early lock release is off; the test role may run pg_logical_emit_message")
+		t.Fatal("early lock release is off with earlyLockRelease: true")
 	}
 	if _, err := db.pool.Exec(ctx, "CREATE TABLE early_release (id BIGINT PRIMARY KEY)"); err != nil {
 		t.Fatal(err)
 	}
 	var lsn string
-	err := db.InTx(ctx, func(ctx context.Context, a datastore.Adapter) error {
+	err = db.InTx(ctx, func(ctx context.Context, a datastore.Adapter) error {
 		s := a.(*session)
 		s.tx.releaseLocksEarly()
 		s.tx.keyScansOnly()
@@ -215,6 +219,9 @@ func TestEarlyLockRelease(t *testing.T) {
 // early lock release off.
 func TestEarlyLockReleaseOption(t *testing.T) {
 	url := testenv.Postgres(t)
+	if def := openTestDB(t); def.earlyRelease {
+		t.Errorf("early lock release on by default, want off")
+	}
 	db, err := Open(t.Context(), datastore.Config{URL: url, Options: map[string]any{earlyReleaseOption: false}})
 	if err != nil {
 		t.Fatalf("Open = %v", err)

@@ -144,6 +144,9 @@ func sessionSettings(src string, m map[string]any) (SessionSettings, error) {
 	switch v := c["sameSite"].(type) {
 	case nil:
 	case bool:
+		// false: no attribute at all (unset, the session's default, Lax,
+		// applies).
+		s.SameSite = http.SameSiteDefaultMode
 		if v {
 			s.SameSite = http.SameSiteStrictMode
 		}

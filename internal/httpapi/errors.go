@@ -23,6 +23,8 @@ func statusFor(k model.Kind) int {
 		return http.StatusUnauthorized
 	case model.TooLarge:
 		return http.StatusRequestEntityTooLarge
+	case model.Unsupported:
+		return http.StatusUnsupportedMediaType
 	}
 	return http.StatusInternalServerError
 }
@@ -115,6 +117,8 @@ func defaultCode(k model.Kind) string {
 	switch k {
 	case model.TooLarge:
 		return "E_REQUEST_TOO_LARGE"
+	case model.Unsupported:
+		return "E_UNSUPPORTED_MEDIA_TYPE"
 	case model.Conflict:
 		return "E_CONFLICT"
 	case model.Unauthorized:

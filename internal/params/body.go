@@ -2,6 +2,8 @@ package params
 
 import (
 	"bytes"
+	"compress/gzip"
+	"compress/zlib"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -65,9 +67,14 @@ func ReadBody(r *http.Request, limit int64) (any, error) {
 	if limit > 0 && r.ContentLength > limit {
 		return nil, tooLarge(limit)
 	}
-	body := r.Body
+	body, err := decoded(r)
+	if err != nil {
+		return nil, err
+	}
 	if limit > 0 {
-		body = http.MaxBytesReader(nil, r.Body, limit)
+		// On the decoded bytes: a small compressed body may not expand
+		// past the limit either.
+		body = http.MaxBytesReader(nil, io.NopCloser(body), limit)
 	}
 	data, err := io.ReadAll(body)
 	if err != nil {
@@ -113,6 +120,32 @@ func kindOf(mt string) bodyKind {
 		return bodyMultipart
 	}
 	return bodyIgnored
+}
+
+// decoded returns r's body decoded by its Content-Encoding, as
+// body-parser inflates them: gzip and deflate (zlib) are read, identity
+// or none is the body itself, anything else is refused with a
+// *model.Error of Kind model.Unsupported (415).
+func decoded(r *http.Request) (io.Reader, error) {
+	switch enc := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding"))); enc {
+	case "", "identity":
+		return r.Body, nil
+	case "gzip", "x-gzip":
+		zr, err := gzip.NewReader(r.Body)
+		if err != nil {
+			return nil, invalid(err, "could not read the gzip request body")
+		}
+		return zr, nil
+	case "deflate":
+		zr, err := zlib.NewReader(r.Body)
+		if err != nil {
+			return nil, invalid(err, "could not read the deflate request body")
+		}
+		return zr, nil
+	default:
+		return nil, &model.Error{Kind: model.Unsupported, Code: "E_UNSUPPORTED_ENCODING",
+			Msg: fmt.Sprintf("unsupported content encoding %q: send the body as it is, or gzip or deflate", enc)}
+	}
 }
 
 func tooLarge(limit int64) error {

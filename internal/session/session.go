@@ -50,7 +50,8 @@ type Config struct {
 	// DefaultLifetime.
 	MaxAge time.Duration
 	// Path (default "/"), Domain, Secure, SameSite and Partitioned are the
-	// cookie attributes; HTTPOnly defaults to true (nil).
+	// cookie attributes; HTTPOnly defaults to true (nil), SameSite (0) to
+	// Lax, and http.SameSiteDefaultMode writes no SameSite attribute.
 	Path, Domain string
 	Secure       bool
 	HTTPOnly     *bool
@@ -117,6 +118,12 @@ func New(cfg Config) (*Manager, error) {
 	sm.Cookie.Secure = cfg.Secure
 	sm.Cookie.HttpOnly = cfg.HTTPOnly == nil || *cfg.HTTPOnly
 	sm.Cookie.SameSite = cfg.SameSite
+	if sm.Cookie.SameSite == 0 {
+		// Unset: Lax, as browsers assume for a cookie without the
+		// attribute, said explicitly so that every browser does.
+		// http.SameSiteDefaultMode writes no attribute.
+		sm.Cookie.SameSite = http.SameSiteLaxMode
+	}
 	sm.Cookie.Partitioned = cfg.Partitioned
 	sm.Cookie.Persist = cfg.MaxAge > 0
 	sm.Codec = uninitCodec{Codec: sm.Codec, lifetime: sm.Lifetime}

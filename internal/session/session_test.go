@@ -508,3 +508,27 @@ func TestEndedSessionTokenNotAdopted(t *testing.T) {
 		})
 	}
 }
+
+// TestSameSiteDefaultsToLax: a cookie without the setting says
+// SameSite=Lax (issue 19); SameSiteDefaultMode (config sameSite: false)
+// writes no attribute, and an explicit mode is kept.
+func TestSameSiteDefaultsToLax(t *testing.T) {
+	for _, tc := range []struct {
+		mode http.SameSite
+		want string
+	}{{0, "SameSite=Lax"}, {http.SameSiteDefaultMode, ""}, {http.SameSiteStrictMode, "SameSite=Strict"}} {
+		m, err := session.New(session.Config{Secret: "x", Store: session.NewMemoryStore(), SameSite: tc.mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := m.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			session.FromContext(r.Context()).Put("a", 1)
+		}))
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest("POST", "/", nil))
+		set := w.Header().Get("Set-Cookie")
+		if got := strings.Contains(set, "SameSite"); tc.want == "" && got || tc.want != "" && !strings.Contains(set, tc.want) {
+			t.Errorf("SameSite %d: Set-Cookie = %q, want %q", tc.mode, set, tc.want)
+		}
+	}
+}

@@ -331,14 +331,19 @@ func TestPingTimeout(t *testing.T) {
 }
 
 func TestEIO3ClientPingsKeepAlive(t *testing.T) {
-	h := newHarness(t, socketio.Options{PingInterval: 50 * time.Millisecond, PingTimeout: 50 * time.Millisecond})
+	// The client pings again as soon as each pong arrives, for two and a
+	// half times interval+timeout: only a stall of the whole 400ms window
+	// between two pings, not a loaded machine's slow turn, could close it
+	// (50ms between pings once did).
+	const interval, timeout = 200 * time.Millisecond, 200 * time.Millisecond
+	h := newHarness(t, socketio.Options{PingInterval: interval, PingTimeout: timeout})
 	c := h.dial(t, 3)
 	c.open(3)
 	h.next(t, "connect")
-	for range 8 { // 400ms, well past interval+timeout
-		time.Sleep(40 * time.Millisecond)
+	for start := time.Now(); time.Since(start) < 5*(interval+timeout)/2; {
 		c.write("2")
 		c.expect("3")
+		time.Sleep(5 * time.Millisecond)
 	}
 	select {
 	case r := <-h.records:

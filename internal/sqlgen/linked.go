@@ -51,13 +51,27 @@ func SelectUnion(d *Dialect, q *datastore.Query, or criteria.Expr, j *datastore.
 	b.str(" FROM ")
 	b.ident(q.Table.Name)
 	union, all, as := "", " UNION ALL ", ""
-	if b.d.UnionJoin {
+	switch {
+	case b.d.UnionJoin:
 		// The keys are a derived table, joined by key: each row once
 		// (UNION, not UNION ALL), and under their own column name so
 		// that the table's columns need no qualifier.
 		b.str(" JOIN (")
 		all, as = " UNION ", " AS "+b.d.Ident(unionKey)
-	} else {
+	case b.d.ArrayIn:
+		// Where lists bind as arrays (PostgreSQL), the keys are gathered
+		// into one array first (an init plan, run once) rather than
+		// joined: a lock (FOR UPDATE) of a row that a concurrent
+		// transaction changed and committed rechecks the condition on the
+		// row's new version, and over a join with a subquery reading the
+		// same table that recheck can drop rows that still match
+		// (PostgreSQL skipped a moved child, and a valid change of a
+		// collection was refused as naming a missing one). Against an
+		// array the recheck is a comparison of the row's own key.
+		b.str(" WHERE ")
+		b.ident(pk.Name)
+		b.str(" = ANY(ARRAY(")
+	default:
 		b.str(" WHERE ")
 		b.ident(pk.Name)
 		b.str(" IN (")
@@ -103,11 +117,14 @@ func SelectUnion(d *Dialect, q *datastore.Query, or criteria.Expr, j *datastore.
 	if union == "" {
 		return Stmt{}, fmt.Errorf("select %s: a union of no condition", q.Table.Name)
 	}
-	if b.d.UnionJoin {
+	switch {
+	case b.d.UnionJoin:
 		b.str(") AS " + b.d.Ident(unionKey) + " ON ")
 		b.ident(pk.Name)
 		b.str(" = " + b.d.Ident(unionKey) + "." + b.d.Ident(unionKey) + " ")
-	} else {
+	case b.d.ArrayIn:
+		b.str(")) ")
+	default:
 		b.str(") ")
 	}
 	if err := b.orderBy(q.Sort); err != nil {

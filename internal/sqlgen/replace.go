@@ -149,13 +149,14 @@ func ReplaceCollection(d *Dialect, r *datastore.Replacement) (Stmt, error) {
 	// through the links' index. (On a small table without statistics the
 	// planner may still merge them with a scan of the key's whole index;
 	// on a large one it looks each key up.)
-	b.str(" IN (SELECT unnest(" + w + ") UNION ALL SELECT ")
+	// Gathered into one array, not joined: see SelectUnion.
+	b.str(" = ANY(ARRAY(SELECT unnest(" + w + ") UNION ALL SELECT ")
 	b.ident(childCol)
 	b.str(" FROM ")
 	b.ident(links)
 	b.str(" WHERE ")
 	b.ident(parentCol)
-	b.str(" = " + k + ") ORDER BY ")
+	b.str(" = " + k + ")) ORDER BY ")
 	b.ident(ck.Name)
 	b.str(" FOR UPDATE NOWAIT), ")
 	b.ident("ok")

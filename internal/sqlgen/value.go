@@ -25,7 +25,7 @@ func Encode(k datastore.Kind, v any) (any, error) {
 	case datastore.Integer:
 		switch n := v.(type) {
 		case float64:
-			if n == math.Trunc(n) && math.Abs(n) < 1<<63 {
+			if n == math.Trunc(n) && n >= -(1<<63) && n < 1<<63 {
 				return int64(n), nil
 			}
 		case int:

@@ -1,6 +1,7 @@
 package sqlgen
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -73,12 +74,39 @@ func (b *builder) junction(es []criteria.Expr, op, empty string) error {
 	case 1:
 		return b.where(es[0])
 	}
+	if len(es) > junctionGroup {
+		return b.groups(es, op, empty)
+	}
 	b.str("(")
 	for i, e := range es {
 		if i > 0 {
 			b.str(op)
 		}
 		if err := b.where(e); err != nil {
+			return err
+		}
+	}
+	b.str(")")
+	return nil
+}
+
+// junctionGroup bounds the operands of one run of AND or OR. SQLite parses
+// a run as a left-deep tree and refuses one deeper than 1,000 ("Expression
+// tree is too large"), so a longer run is written as at most junctionGroup
+// parenthesised groups of its operands, recursively: a tree of
+// logarithmic depth, which every engine reads as the same condition.
+const junctionGroup = 64
+
+// groups writes the junction of es, more than junctionGroup operands, as a
+// junction of at most junctionGroup groups.
+func (b *builder) groups(es []criteria.Expr, op, empty string) error {
+	size := (len(es) + junctionGroup - 1) / junctionGroup
+	b.str("(")
+	for i := 0; i < len(es); i += size {
+		if i > 0 {
+			b.str(op)
+		}
+		if err := b.junction(es[i:min(i+size, len(es))], op, empty); err != nil {
 			return err
 		}
 	}
@@ -124,6 +152,22 @@ func fractional(c *datastore.Column, v any) (float64, bool) {
 	return f, ok && c.Kind == datastore.Integer && f != math.Trunc(f) && !math.IsInf(f, 0) && !math.IsNaN(f)
 }
 
+// outOfRange reports a number compared with an Integer column that no
+// BIGINT holds (1e308, say): the engine could not bind it (a 500), and the
+// answer is known without it. sign is 1 above the range, -1 below.
+func outOfRange(c *datastore.Column, v any) (sign int, ok bool) {
+	f, isFloat := v.(float64)
+	switch {
+	case !isFloat || c.Kind != datastore.Integer || math.IsNaN(f):
+		return 0, false
+	case f >= 1<<63:
+		return 1, true
+	case f < -(1 << 63):
+		return -1, true
+	}
+	return 0, false
+}
+
 func (b *builder) equality(c *datastore.Column, ne bool, v any) error {
 	if v == nil {
 		b.colRef(c.Name)
@@ -134,7 +178,8 @@ func (b *builder) equality(c *datastore.Column, ne bool, v any) error {
 		}
 		return nil
 	}
-	if _, ok := fractional(c, v); ok {
+	_, frac := fractional(c, v)
+	if _, out := outOfRange(c, v); frac || out {
 		if ne {
 			b.str("TRUE")
 		} else {
@@ -167,6 +212,17 @@ func (b *builder) equality(c *datastore.Column, ne bool, v any) error {
 func (b *builder) order(c *datastore.Column, op criteria.Op, v any) error {
 	if v == nil {
 		return fmt.Errorf("%s on %s with null", op, c.Name)
+	}
+	if sign, ok := outOfRange(c, v); ok {
+		// Every stored value is below a number above the range, and above
+		// one below it; null matches no order.
+		if below := op == criteria.Lt || op == criteria.Lte; below == (sign > 0) {
+			b.colRef(c.Name)
+			b.str(" IS NOT NULL")
+		} else {
+			b.str("FALSE")
+		}
+		return nil
 	}
 	if f, ok := fractional(c, v); ok {
 		switch op {
@@ -208,6 +264,9 @@ func (b *builder) in(c *datastore.Column, not bool, list []any) error {
 		if _, ok := fractional(c, v); ok {
 			continue
 		}
+		if _, ok := outOfRange(c, v); ok {
+			continue
+		}
 		ev, err := Encode(c.Kind, v)
 		if err != nil {
 			return err
@@ -237,6 +296,14 @@ func (b *builder) in(c *datastore.Column, not bool, list []any) error {
 			b.str(" = ANY(")
 		}
 		b.param(arr)
+	} else if list, ok := b.jsonList(vals); ok {
+		if not {
+			b.str(" NOT IN (SELECT value FROM json_each(")
+		} else {
+			b.str(" IN (SELECT value FROM json_each(")
+		}
+		b.param(list)
+		b.str(")")
 	} else {
 		if not {
 			b.str(" NOT IN (")
@@ -261,10 +328,34 @@ func (b *builder) in(c *datastore.Column, not bool, list []any) error {
 // kind's Go type, whose binding is left to the engine's conversions one by
 // one as before.
 func (b *builder) array(c *datastore.Column, vals []any) any {
-	if !b.arrays || len(vals) < 2 || c.Type != "" {
+	if !(b.arrays || b.d.ArrayIn && len(vals) > manyValues) || len(vals) < 2 || c.Type != "" {
 		return nil
 	}
 	return typedArray(c.Kind, vals)
+}
+
+// manyValues is the length past which a list of values is bound as one
+// parameter where the engine can read one (an array on PostgreSQL, JSON
+// text read by json_each on SQLite): a list of keys the ORM builds from
+// stored rows (the parents of a populated page, say) has no bound, and
+// the engines refuse more than 32,766 (SQLite) or 65,535 (PostgreSQL)
+// parameters in a statement. Shorter lists stay lists, planned as before.
+const manyValues = 1000
+
+// jsonList returns vals as the JSON text of one parameter that SQLite's
+// json_each reads back (dialects with JSONFunctions), when there are more
+// than manyValues of them; ok is false otherwise. json_each yields JSON
+// numbers as INTEGER or REAL and strings as TEXT, which compare with a
+// column's values as the bound values would.
+func (b *builder) jsonList(vals []any) (string, bool) {
+	if b.d.JSON != JSONFunctions || len(vals) <= manyValues {
+		return "", false
+	}
+	text, err := json.Marshal(vals)
+	if err != nil {
+		return "", false
+	}
+	return string(text), true
 }
 
 // typedArray returns vals, encoded values of kind k, as one typed slice to

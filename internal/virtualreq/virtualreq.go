@@ -211,7 +211,9 @@ func (s *Server) request(sock *socketio.Socket, st *socketState, method string, 
 	}
 	target := strings.TrimSpace(*env.URL)
 	u, err := url.ParseRequestURI(target)
-	if err != nil || u.Scheme != "" || u.Host != "" || !strings.HasPrefix(u.Path, "/") {
+	// "//host/path" is a network-path reference: read again as a URL it
+	// names another host, and the router would serve its path.
+	if err != nil || u.Scheme != "" || u.Host != "" || !strings.HasPrefix(u.Path, "/") || strings.HasPrefix(u.Path, "//") {
 		return nil, fmt.Errorf("Invalid url %q: it must be a path such as /user?limit=3", target)
 	}
 	body, err := mergeBody(env.Params, env.Data)
@@ -229,6 +231,11 @@ func (s *Server) request(sock *socketio.Socket, st *socketState, method string, 
 	req.Host = hs.Host
 	req.Proto, req.ProtoMajor, req.ProtoMinor = "HTTP/1.1", 1, 1
 	for name, raw := range env.Headers {
+		// The body is the envelope's data, encoded here as plain JSON:
+		// a Content-Encoding the client names does not describe it.
+		if strings.EqualFold(name, "Content-Encoding") {
+			continue
+		}
 		if v, ok := headerValue(raw); ok {
 			req.Header.Set(name, v)
 		}

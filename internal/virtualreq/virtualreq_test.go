@@ -144,10 +144,12 @@ func TestParseErrors(t *testing.T) {
 	url := serve(t)
 	c := dial(t, url, sockettest.Options{})
 	for name, env := range map[string]any{
-		"no url":    map[string]any{"method": "get", "data": map[string]any{}},
-		"empty url": map[string]any{"method": "get", "url": " "},
-		"not a map": "hello",
-		"bad url":   map[string]any{"url": "http://other.example/x"},
+		"no url":     map[string]any{"method": "get", "data": map[string]any{}},
+		"empty url":  map[string]any{"method": "get", "url": " "},
+		"not a map":  "hello",
+		"bad url":    map[string]any{"url": "http://other.example/x"},
+		"net path":   map[string]any{"url": "//evil.example/pet/1"},
+		"net path 3": map[string]any{"url": "///evil.example/pet/1"},
 	} {
 		raw, err := c.Ack(ctx(t), "get", env)
 		if err != nil {
