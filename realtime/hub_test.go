@@ -2,6 +2,7 @@ package realtime_test
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"sync"
 	"testing"
@@ -25,6 +26,16 @@ func (c *conn) Send(p *socketio.Packet) error {
 	c.got = append(c.got, string(p.Bytes()))
 	return nil
 }
+
+// EmitRaw records the frame Send would have received.
+func (c *conn) EmitRaw(event string, payload json.RawMessage) error {
+	name, _ := json.Marshal(event)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.got = append(c.got, "42["+string(name)+","+string(payload)+"]")
+	return nil
+}
+
 func (c *conn) take() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
