@@ -124,6 +124,10 @@ func (h *Hub) Lost() uint64 {
 	return h.link.lost.Load()
 }
 
+// BusReady reports whether the hub receives what other instances publish:
+// its bus subscription is in place. It is true without a bus.
+func (h *Hub) BusReady() bool { return h.link == nil || h.link.state.Load() == busUp }
+
 // Alone reports whether nobody could receive a message: no socket is
 // connected here and there are no other instances.
 func (h *Hub) Alone() bool { return h.link == nil && h.Count() == 0 }

@@ -99,7 +99,10 @@ func (b *Bus) Receive(ctx context.Context, ready func(), deliver func([]byte)) e
 		return fmt.Errorf("nats subscribe: %w", err)
 	}
 	defer func() { _ = sub.Unsubscribe() }()
-	if err := b.nc.FlushWithContext(ctx); err != nil {
+	fctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	err = b.nc.FlushWithContext(fctx)
+	cancel()
+	if err != nil {
 		if ctx.Err() != nil {
 			return nil
 		}

@@ -1,0 +1,312 @@
+package skiff_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http/httptest"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skiffhq/skiff/internal/sockettest"
+	"github.com/skiffhq/skiff/internal/testenv"
+)
+
+// buses are the cross-instance buses, each on a channel or subject of the
+// test's own.
+var buses = []struct {
+	name string
+	env  func(t *testing.T) map[string]string
+}{
+	{"redis", func(t *testing.T) map[string]string {
+		return map[string]string{"SKIFF_SOCKETS__ADAPTER": "redis",
+			"SKIFF_SOCKETS__URL": "redis://" + testenv.Redis(t), "SKIFF_SOCKETS__KEY": testenv.Prefix()}
+	}},
+	{"nats", func(t *testing.T) map[string]string {
+		return map[string]string{"SKIFF_SOCKETS__ADAPTER": "nats",
+			"SKIFF_SOCKETS__URL": testenv.NATS(t), "SKIFF_SOCKETS__KEY": testenv.Prefix()}
+	}},
+}
+
+// cluster is several instances of the basic app on one database, linked
+// by a bus. Plain HTTP requests go to the last one.
+type cluster struct{ apps []*liveApp }
+
+func startCluster(t *testing.T, n int, env map[string]string) *cluster {
+	t.Helper()
+	c := &cluster{}
+	for range n {
+		c.apps = append(c.apps, startLive(t, "testdata/apps/basic", env))
+	}
+	c.waitReady(t)
+	return c
+}
+
+// waitReady waits until every instance receives what the others publish.
+func (c *cluster) waitReady(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for i, a := range c.apps {
+		for !a.Realtime().BusReady() {
+			if time.Now().After(deadline) {
+				t.Fatalf("instance %d: the bus never became ready", i)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+func (c *cluster) server() *httptest.Server { return c.apps[len(c.apps)-1].srv }
+
+func (c *cluster) dialTo(t *testing.T, i, eio int) *sockettest.Client {
+	return c.apps[i%len(c.apps)].dial(t, eio)
+}
+
+// events sends a sentinel to cl from every instance: each instance's
+// messages cross in order, so once every sentinel is in, so is everything
+// sent before.
+func (c *cluster) events(t *testing.T, cl *sockettest.Client) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, a := range c.apps {
+		if err := a.Realtime().Broadcast(ctx, []string{cl.ID}, "sentinel", true, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	for sentinels := 0; sentinels < len(c.apps); {
+		ev, err := cl.Next(ctx)
+		if err != nil {
+			t.Fatalf("waiting for events: %v (got %q)", err, got)
+		}
+		if ev.Name == "sentinel" {
+			sentinels++
+			continue
+		}
+		got = append(got, ev.Name+" "+canonical(t, ev.Data))
+	}
+	return got
+}
+
+func (c *cluster) members(room string) []string {
+	var out []string
+	for _, a := range c.apps {
+		out = append(out, a.Realtime().Members(room)...)
+	}
+	return out
+}
+
+// TestClusterNotifications walks the emission table with the watcher, the
+// socket requester and the HTTP requests on three instances: every
+// notification reaches its sockets exactly once, the requester is left
+// out wherever it is, and a destroyed record's room is emptied everywhere.
+func TestClusterNotifications(t *testing.T) {
+	for _, bus := range buses {
+		for _, b := range backends {
+			t.Run(bus.name+"/"+b.name, func(t *testing.T) {
+				env := b.env(t)
+				for k, v := range bus.env(t) {
+					env[k] = v
+				}
+				testRealtimeNotifications(t, startCluster(t, 3, env))
+			})
+		}
+	}
+}
+
+// TestClusterGoAPI: Publish, Broadcast and Blast from Go on one instance
+// reach the sockets of the others once each, minus the omitted socket.
+func TestClusterGoAPI(t *testing.T) {
+	for _, bus := range buses {
+		t.Run(bus.name, func(t *testing.T) {
+			env := bus.env(t)
+			env["SKIFF_DATASTORES__DEFAULT__URL"] = t.TempDir() + "/db"
+			c := startCluster(t, 3, env)
+			a, b := c.dialTo(t, 0, 4), c.dialTo(t, 1, 3)
+			u := request(t, a, 200, "POST", "/user", map[string]any{"name": "ann", "email": "ann@x.io"})
+			id := u["id"]
+			request(t, b, 200, "GET", fmt.Sprint("/user/", id), nil)
+			for _, cl := range []*sockettest.Client{a, b} {
+				c.events(t, cl) // what the create and the read sent
+				if err := c.apps[0].Realtime().Join(a.ID, "lobby"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := c.apps[1].Realtime().Join(b.ID, "lobby", "hall"); err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			rt := c.apps[2].Realtime()
+			if err := rt.Publish(ctx, "user", []any{id, id}, map[string]any{"hi": 1}, ""); err != nil {
+				t.Fatal(err)
+			}
+			if err := rt.Broadcast(ctx, []string{"lobby", "hall"}, "news", "x", ""); err != nil {
+				t.Fatal(err)
+			}
+			if err := rt.Blast(ctx, "all", 1, a.ID); err != nil {
+				t.Fatal(err)
+			}
+			// Publish goes once per record listed, as in Sails; Broadcast
+			// once per socket.
+			wantEvents(t, "A", c.events(t, a), `user {"hi":1}`, `user {"hi":1}`, `news "x"`)
+			wantEvents(t, "B", c.events(t, b), `user {"hi":1}`, `user {"hi":1}`, `news "x"`, `all 1`)
+			// Room operations cross too: every member of lobby, wherever it
+			// is, joins vip.
+			c.apps[2].Realtime().AddMembers("lobby", "vip")
+			if err := rt.Broadcast(ctx, []string{"vip"}, "vip", true, b.ID); err != nil {
+				t.Fatal(err)
+			}
+			wantEvents(t, "A in vip", c.events(t, a), `vip true`)
+			wantEvents(t, "B in vip, omitted", c.events(t, b))
+		})
+	}
+}
+
+// server is a private bus server the test stops and starts again.
+type server struct {
+	t    *testing.T
+	args []string
+	port string
+	cmd  *exec.Cmd
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+}
+
+func (s *server) start() {
+	s.t.Helper()
+	s.cmd = exec.Command(s.args[0], s.args[1:]...)
+	if err := s.cmd.Start(); err != nil {
+		s.t.Fatalf("start %s: %v", s.args[0], err)
+	}
+	for i := 0; ; i++ {
+		c, err := net.Dial("tcp", "127.0.0.1:"+s.port)
+		if err == nil {
+			c.Close()
+			return
+		}
+		if i == 200 {
+			s.t.Fatalf("%s does not answer on port %s", s.args[0], s.port)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (s *server) stop() {
+	if s.cmd != nil && s.cmd.Process != nil {
+		_ = s.cmd.Process.Kill()
+		_ = s.cmd.Wait()
+		s.cmd = nil
+	}
+}
+
+// privateServer starts a redis-server or nats-server of the test's own on
+// a free loopback port, or skips the test without one.
+func privateServer(t *testing.T, bus string) (*server, string) {
+	t.Helper()
+	port := freePort(t)
+	var s *server
+	var url string
+	switch bus {
+	case "redis":
+		bin, err := exec.LookPath("redis-server")
+		if err != nil {
+			testenv.Redis(t) // skips, or fails under CI
+			t.Skip("no redis-server binary")
+		}
+		s = &server{t: t, port: port, args: []string{bin, "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"}}
+		url = "redis://127.0.0.1:" + port
+	case "nats":
+		bin, err := exec.LookPath("nats-server")
+		if err != nil {
+			testenv.NATS(t)
+			t.Skip("no nats-server binary")
+		}
+		s = &server{t: t, port: port, args: []string{bin, "-a", "127.0.0.1", "-p", port}}
+		url = "nats://127.0.0.1:" + port
+	}
+	t.Cleanup(s.stop)
+	return s, url
+}
+
+// TestClusterBusOutage: with the bus down, REST answers, sockets stay
+// connected and local delivery goes on, and what could not cross is
+// counted; an instance started meanwhile starts anyway; once the bus is
+// back, delivery across instances resumes without the clients
+// reconnecting.
+func TestClusterBusOutage(t *testing.T) {
+	for _, bus := range buses {
+		t.Run(bus.name, func(t *testing.T) {
+			srv, url := privateServer(t, bus.name)
+			srv.start()
+			env := map[string]string{
+				"SKIFF_DATASTORES__DEFAULT__URL": t.TempDir() + "/db",
+				"SKIFF_SOCKETS__ADAPTER":         bus.name, "SKIFF_SOCKETS__URL": url,
+			}
+			c := startCluster(t, 2, env)
+			a, b := c.dialTo(t, 0, 4), c.dialTo(t, 1, 4)
+			request(t, a, 200, "GET", "/user", nil) // both watch users
+			request(t, b, 200, "GET", "/user", nil)
+			create := func(name string) {
+				t.Helper()
+				run(t, c.server(), ids{}, []step{{method: "POST", path: "/user", body: `{"name":"` + name + `","email":"` + name + `@x.io"}`, status: 200}})
+			}
+			create("ann")
+			if got := c.events(t, a); len(got) != 1 {
+				t.Fatalf("A before the outage: %q, want one created", got)
+			}
+			c.events(t, b)
+
+			srv.stop()
+			for _, app := range c.apps {
+				for app.Realtime().BusReady() {
+					time.Sleep(20 * time.Millisecond)
+				}
+			}
+			create("bob") // REST answers, B (local) is notified
+			lost := c.apps[1].Realtime()
+			for lost.Lost() == 0 {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if got := localEvents(t, c.apps[1], b); len(got) != 1 {
+				t.Errorf("B during the outage: %q, want bob created", got)
+			}
+			// An instance that starts while the bus is down serves anyway.
+			late := startLive(t, "testdata/apps/basic", env)
+			l := late.dial(t, 4)
+			request(t, l, 200, "GET", "/user", nil)
+
+			srv.start()
+			c.apps = append(c.apps, late)
+			c.waitReady(t)
+			create("cy")
+			for i, cl := range []*sockettest.Client{a, b, l} {
+				if got := c.events(t, cl); len(got) != 1 || !strings.Contains(got[0], `"name":"cy"`) {
+					t.Errorf("socket %d after the bus came back: %q, want cy created (only)", i, got)
+				}
+			}
+			for i, cl := range []*sockettest.Client{a, b} {
+				if err := cl.Err(); err != nil {
+					t.Errorf("socket %d: %v (it must stay connected through the outage)", i, err)
+				}
+			}
+		})
+	}
+}
+
+// localEvents is liveApp.events on one instance only (the bus is down).
+func localEvents(t *testing.T, a *liveApp, c *sockettest.Client) []string {
+	t.Helper()
+	return a.events(t, c)
+}
