@@ -1,18 +1,22 @@
 package skiff_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http/httptest"
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/skiffhq/skiff/internal/sockettest"
 	"github.com/skiffhq/skiff/internal/testenv"
+	"github.com/skiffhq/skiff/skifftest"
 )
 
 // buses are the cross-instance buses, each on a channel or subject of the
@@ -35,11 +39,20 @@ var buses = []struct {
 // by a bus. Plain HTTP requests go to the last one.
 type cluster struct{ apps []*liveApp }
 
-func startCluster(t *testing.T, n int, env map[string]string) *cluster {
+func startCluster(t *testing.T, n int, env map[string]string, logs ...*syncBuffer) *cluster {
 	t.Helper()
 	c := &cluster{}
-	for range n {
-		c.apps = append(c.apps, startLive(t, "testdata/apps/basic", env))
+	for i := range n {
+		var environ []string
+		for k, v := range env {
+			environ = append(environ, k+"="+v)
+		}
+		opts := skifftest.Load(t, "testdata/apps/basic", "development", environ...)
+		if i < len(logs) {
+			opts.Logger = slog.New(slog.NewTextHandler(logs[i], nil))
+		}
+		app, srv := skifftest.Serve(t, *opts)
+		c.apps = append(c.apps, &liveApp{App: app, srv: srv})
 	}
 	c.waitReady(t)
 	return c
@@ -254,7 +267,8 @@ func TestClusterBusOutage(t *testing.T) {
 				"SKIFF_DATASTORES__DEFAULT__URL": t.TempDir() + "/db",
 				"SKIFF_SOCKETS__ADAPTER":         bus.name, "SKIFF_SOCKETS__URL": url,
 			}
-			c := startCluster(t, 2, env)
+			var logA, logB syncBuffer
+			c := startCluster(t, 2, env, &logA, &logB)
 			a, b := c.dialTo(t, 0, 4), c.dialTo(t, 1, 4)
 			request(t, a, 200, "GET", "/user", nil) // both watch users
 			request(t, b, 200, "GET", "/user", nil)
@@ -296,6 +310,20 @@ func TestClusterBusOutage(t *testing.T) {
 					t.Errorf("socket %d after the bus came back: %q, want cy created (only)", i, got)
 				}
 			}
+			// Each instance told of the outage once, and of its end; B
+			// counted what it could not send across.
+			for i, log := range []*syncBuffer{&logA, &logB} {
+				text := log.String()
+				if n := strings.Count(text, "bus lost"); n != 1 {
+					t.Errorf("instance %d logged the outage %d times, want once:\n%s", i, n, text)
+				}
+				if n := strings.Count(text, "bus back"); n != 1 {
+					t.Errorf("instance %d logged the bus's return %d times, want once:\n%s", i, n, text)
+				}
+			}
+			if text := logB.String(); strings.Contains(text, "lost_during_outage=0") {
+				t.Errorf("B logged no lost notification:\n%s", text)
+			}
 			for i, cl := range []*sockettest.Client{a, b} {
 				if err := cl.Err(); err != nil {
 					t.Errorf("socket %d: %v (it must stay connected through the outage)", i, err)
@@ -303,6 +331,24 @@ func TestClusterBusOutage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// syncBuffer is a log destination safe for concurrent writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // localEvents is liveApp.events on one instance only (the bus is down).

@@ -80,9 +80,14 @@ type link struct {
 
 	out   chan []byte
 	lost  atomic.Uint64 // messages that could not cross, ever
-	state atomic.Int32
+	state atomic.Int32  // busStarting, busUp or busDown; written under mu
+	// pubDown and subDown tell which side failed last: the bus is up when
+	// the subscription is in place and publishing works.
+	pubDown atomic.Bool
+	mu      sync.Mutex
+	subUp   bool
 	// lostAtOutage is lost when the current outage began.
-	lostAtOutage atomic.Uint64
+	lostAtOutage uint64
 
 	startOnce sync.Once
 	stopOnce  sync.Once
@@ -114,28 +119,59 @@ func (l *link) send(m *wireMessage) {
 // dropped counts a message that could not cross and reports the outage.
 func (l *link) dropped(err error) {
 	l.lost.Add(1)
-	l.down(err)
+	l.pubDown.Store(true)
+	l.update(err)
 }
 
-// down records that the bus is unreachable, logging it once per outage.
-func (l *link) down(err error) {
-	switch prev := l.state.Swap(busDown); prev {
-	case busUp:
-		l.lostAtOutage.Store(l.lost.Load())
-		l.log.Warn("realtime: bus lost: notifications to other instances are counted and dropped until it is back; local delivery goes on",
-			slog.Any("err", err))
-	case busStarting:
-		l.lostAtOutage.Store(0)
-		l.log.Warn("realtime: bus unreachable at start: serving anyway; this instance joins the others when the bus is up",
-			slog.Any("err", err))
+// published records that publishing works (again).
+func (l *link) published() {
+	if l.pubDown.Load() {
+		l.pubDown.Store(false)
+		l.update(nil)
 	}
 }
 
-// up records that the subscription is in place.
-func (l *link) up() {
-	if prev := l.state.Swap(busUp); prev == busDown {
+// subscribed records whether the subscription is in place.
+func (l *link) subscribed(up bool, err error) {
+	l.mu.Lock()
+	l.subUp = up
+	if up {
+		// The server answers again: publishing is presumed to work until
+		// it fails.
+		l.pubDown.Store(false)
+	}
+	l.mu.Unlock()
+	l.update(err)
+}
+
+// update recomputes the state from both sides, logging each outage once
+// and its end.
+func (l *link) update(err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	next := busDown
+	if l.subUp && !l.pubDown.Load() {
+		next = busUp
+	}
+	prev := l.state.Load()
+	if next == prev || (next == busDown && prev == busStarting && err == nil) {
+		return
+	}
+	l.state.Store(next)
+	switch {
+	case next == busUp && prev == busDown:
 		l.log.Warn("realtime: bus back: notifications cross instances again",
-			slog.Uint64("lost_during_outage", l.lost.Load()-l.lostAtOutage.Load()), slog.Uint64("lost_total", l.lost.Load()))
+			slog.Uint64("lost_during_outage", l.lost.Load()-l.lostAtOutage), slog.Uint64("lost_total", l.lost.Load()))
+	case next == busUp:
+		l.log.Info("realtime: bus joined: notifications cross instances")
+	case prev == busUp:
+		l.lostAtOutage = l.lost.Load()
+		l.log.Warn("realtime: bus lost: notifications to other instances are counted and dropped until it is back; local delivery goes on",
+			slog.Any("err", err))
+	default: // starting
+		l.lostAtOutage = 0
+		l.log.Warn("realtime: bus unreachable at start: serving anyway; this instance joins the others when the bus is up",
+			slog.Any("err", err))
 	}
 }
 
@@ -170,22 +206,32 @@ func (l *link) stop() error {
 	return err
 }
 
+// probeEvery is how often, while the bus is down, the publisher tries
+// one message; the others are counted as lost at once, so that none
+// arrives late after the outage, and an unreachable server does not hold
+// each message for a dial timeout.
+const probeEvery = 250 * time.Millisecond
+
 // publish drains the outbox into the bus, in order.
 func (l *link) publish(ctx context.Context) {
 	defer l.done.Done()
+	var lastTry time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case b := <-l.out:
+			if l.state.Load() == busDown && time.Since(lastTry) < probeEvery {
+				l.lost.Add(1)
+				continue
+			}
+			lastTry = time.Now()
 			pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			err := l.bus.Publish(pctx, b)
 			cancel()
 			switch {
 			case err == nil:
-				if l.state.Load() == busDown {
-					l.up()
-				}
+				l.published()
 			case ctx.Err() == nil:
 				l.dropped(fmt.Errorf("publish: %w", err))
 			}
@@ -199,14 +245,14 @@ func (l *link) receive(ctx context.Context, deliver func([]byte)) {
 	defer l.done.Done()
 	backoff := minBackoff
 	for {
-		err := l.bus.Receive(ctx, func() { backoff = minBackoff; l.up() }, deliver)
+		err := l.bus.Receive(ctx, func() { backoff = minBackoff; l.subscribed(true, nil) }, deliver)
 		if ctx.Err() != nil {
 			return
 		}
 		if err == nil {
 			err = fmt.Errorf("subscription ended")
 		}
-		l.down(err)
+		l.subscribed(false, err)
 		select {
 		case <-ctx.Done():
 			return

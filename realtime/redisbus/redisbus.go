@@ -51,7 +51,10 @@ func New(opts Options) (*Bus, error) {
 	// Publishing must fail fast while the server is down: the hub counts
 	// what could not cross and goes on.
 	ro.DialTimeout = 2 * time.Second
-	ro.MaxRetries = -1
+	// One retry: a pooled connection the server closed since (a restart)
+	// fails once, then a fresh one is dialled.
+	ro.MaxRetries = 1
+	ro.DialerRetries = 1
 	prefix := opts.Prefix
 	if prefix == "" {
 		prefix = DefaultPrefix
