@@ -84,8 +84,8 @@ type link struct {
 	// pubDown and subDown tell which side failed last: the bus is up when
 	// the subscription is in place and publishing works.
 	pubDown atomic.Bool
-	mu      sync.Mutex
-	subUp   bool
+	subUp   atomic.Bool
+	mu      sync.Mutex // serialises state changes
 	// lostAtOutage is lost when the current outage began.
 	lostAtOutage uint64
 
@@ -134,7 +134,7 @@ func (l *link) published() {
 // subscribed records whether the subscription is in place.
 func (l *link) subscribed(up bool, err error) {
 	l.mu.Lock()
-	l.subUp = up
+	l.subUp.Store(up)
 	if up {
 		// The server answers again: publishing is presumed to work until
 		// it fails.
@@ -150,7 +150,7 @@ func (l *link) update(err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	next := busDown
-	if l.subUp && !l.pubDown.Load() {
+	if l.subUp.Load() && !l.pubDown.Load() {
 		next = busUp
 	}
 	prev := l.state.Load()
@@ -206,10 +206,11 @@ func (l *link) stop() error {
 	return err
 }
 
-// probeEvery is how often, while the bus is down, the publisher tries
-// one message; the others are counted as lost at once, so that none
-// arrives late after the outage, and an unreachable server does not hold
-// each message for a dial timeout.
+// probeEvery is how often, while publishing fails but the subscription
+// holds, the publisher tries one message. The others are counted as lost
+// at once, as are all while the subscription is down too (it finds out
+// when the server is back): none arrives late after an outage, and an
+// unreachable server does not hold each message for a dial timeout.
 const probeEvery = 250 * time.Millisecond
 
 // publish drains the outbox into the bus, in order.
@@ -221,7 +222,7 @@ func (l *link) publish(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case b := <-l.out:
-			if l.state.Load() == busDown && time.Since(lastTry) < probeEvery {
+			if l.state.Load() == busDown && (!l.subUp.Load() || time.Since(lastTry) < probeEvery) {
 				l.lost.Add(1)
 				continue
 			}
