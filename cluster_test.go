@@ -356,3 +356,30 @@ func localEvents(t *testing.T, a *liveApp, c *sockettest.Client) []string {
 	t.Helper()
 	return a.events(t, c)
 }
+
+// TestClusterSailsFormat: the notifications of
+// blueprints.notificationFormat sails (one addedTo per member) cross too.
+func TestClusterSailsFormat(t *testing.T) {
+	for _, bus := range buses {
+		t.Run(bus.name, func(t *testing.T) {
+			env := bus.env(t)
+			env["SKIFF_DATASTORES__DEFAULT__URL"] = t.TempDir() + "/db"
+			env["SKIFF_BLUEPRINTS__NOTIFICATIONFORMAT"] = "sails"
+			c := startCluster(t, 2, env)
+			w, s := c.dialTo(t, 0, 4), c.dialTo(t, 1, 3)
+			u := request(t, s, 200, "POST", "/user", map[string]any{"name": "ann", "email": "ann@x.io"})
+			uid := fmt.Sprint(u["id"])
+			request(t, w, 200, "GET", "/user/"+uid, nil)
+			p1 := fmt.Sprint(request(t, s, 200, "POST", "/pet", map[string]any{"name": "rex"})["id"])
+			p2 := fmt.Sprint(request(t, s, 200, "POST", "/pet", map[string]any{"name": "tom"})["id"])
+			c.events(t, w)
+			request(t, s, 200, "PUT", "/user/"+uid+"/pets", []any{p1, p2})
+			wantEvents(t, "W", c.events(t, w),
+				`user {"addedId":`+p1+`,"attribute":"pets","id":`+uid+`,"verb":"addedTo"}`,
+				`user {"addedId":`+p2+`,"attribute":"pets","id":`+uid+`,"verb":"addedTo"}`,
+				`pet {"data":{"owner":`+uid+`},"id":`+p1+`,"verb":"updated"}`,
+				`pet {"data":{"owner":`+uid+`},"id":`+p2+`,"verb":"updated"}`)
+			wantEvents(t, "S, the requester", c.events(t, s))
+		})
+	}
+}
