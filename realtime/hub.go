@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/skiffhq/skiff/internal/socketio"
@@ -210,11 +211,15 @@ func (e *event) json() (json.RawMessage, error) {
 	return e.payload, nil
 }
 
-// cross publishes an operation to the other instances, if any.
-func (h *Hub) cross(m *wireMessage) {
-	if h.link != nil {
-		h.link.send(m)
+// cloneAll copies rooms, strings and all, for a message to the bus: the
+// caller's room names, built for one call, then stay on its stack when
+// there is no bus.
+func cloneAll(rooms []string) []string {
+	out := make([]string, len(rooms))
+	for i, r := range rooms {
+		out[i] = strings.Clone(r)
 	}
+	return out
 }
 
 // crossEvent publishes a delivery to the other instances, if any.
@@ -226,7 +231,7 @@ func (h *Hub) crossEvent(op string, rooms []string, ev *event, omit string) erro
 	if err != nil {
 		return err
 	}
-	h.link.send(&wireMessage{Op: op, Rooms: rooms, Omit: omit, Event: ev.name, Data: payload})
+	h.link.send(&wireMessage{Op: op, Rooms: cloneAll(rooms), Omit: strings.Clone(omit), Event: strings.Clone(ev.name), Data: payload})
 	return nil
 }
 
@@ -392,7 +397,9 @@ func (h *Hub) Members(room string) []string {
 // AddMembers puts every member of room src in each room of dest (Sails'
 // addRoomMembersToRooms), on every instance.
 func (h *Hub) AddMembers(src string, dest ...string) {
-	h.cross(&wireMessage{Op: opAdd, Src: src, Rooms: dest})
+	if h.link != nil {
+		h.link.send(&wireMessage{Op: opAdd, Src: strings.Clone(src), Rooms: cloneAll(dest)})
+	}
 	h.addMembers(src, dest)
 }
 
@@ -427,7 +434,9 @@ func (h *Hub) addMembers(src string, dest []string) {
 // RemoveMembers takes every member of room src out of each room of dest
 // (Sails' removeRoomMembersFromRooms), on every instance.
 func (h *Hub) RemoveMembers(src string, dest ...string) {
-	h.cross(&wireMessage{Op: opRemove, Src: src, Rooms: dest})
+	if h.link != nil {
+		h.link.send(&wireMessage{Op: opRemove, Src: strings.Clone(src), Rooms: cloneAll(dest)})
+	}
 	h.removeMembers(src, dest)
 }
 
@@ -443,7 +452,9 @@ func (h *Hub) removeMembers(src string, dest []string) {
 
 // Empty takes every socket out of room, on every instance.
 func (h *Hub) Empty(room string) {
-	h.cross(&wireMessage{Op: opEmpty, Rooms: []string{room}})
+	if h.link != nil {
+		h.link.send(&wireMessage{Op: opEmpty, Rooms: []string{strings.Clone(room)}})
+	}
 	h.empty(room)
 }
 

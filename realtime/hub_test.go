@@ -263,3 +263,48 @@ func TestSubscribed(t *testing.T) {
 		t.Error("Subscribed after the only subscriber disconnected = true")
 	}
 }
+
+// emitConn is a Conn of another package's transport: it has no Send, and
+// gets each event with its JSON argument.
+type emitConn struct {
+	id  string
+	got []string
+}
+
+func (c *emitConn) ID() string { return c.id }
+func (c *emitConn) EmitRaw(event string, payload json.RawMessage) error {
+	c.got = append(c.got, event+" "+string(payload))
+	return nil
+}
+
+// TestConnOfAnotherTransport: a Conn that only has EmitRaw receives what
+// Skiff's own sockets receive, next to them.
+func TestConnOfAnotherTransport(t *testing.T) {
+	h, a, _ := newHub(t)
+	e := &emitConn{id: "e"}
+	h.Register(e)
+	ctx := context.Background()
+	h.Join("a", "r")
+	h.Join("e", "r")
+	if err := h.Broadcast(ctx, []string{"r"}, "message", map[string]any{"x": "<1>"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Subscribe("e", "user", 7); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Publish(ctx, "user", []any{7}, map[string]any{"verb": "updated"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.take(); !slices.Equal(got, []string{`42["message",{"x":"\u003c1\u003e"}]`}) {
+		t.Errorf("socket got %q", got)
+	}
+	if !slices.Equal(e.got, []string{`message {"x":"\u003c1\u003e"}`, `user {"verb":"updated"}`}) {
+		t.Errorf("other transport got %q", e.got)
+	}
+	if h.Lost() != 0 || !h.BusReady() || h.Alone() {
+		t.Errorf("single instance: Lost %d, BusReady %v, Alone %v", h.Lost(), h.BusReady(), h.Alone())
+	}
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
