@@ -167,6 +167,9 @@ func testRealtimeNotifications(t *testing.T, a rig) {
 	}
 	w := a.dialTo(t, 0, 4) // a watcher, as socket.io-client 4 connects
 	s := a.dialTo(t, 1, 3) // a requester, as sails.io.js connects
+	// With several instances, what the creates above sent crosses to W's
+	// instance asynchronously: let it arrive before W watches anything.
+	wantEvents(t, "W on connecting", a.events(t, w))
 
 	// W watches users (and, since pets were populated, pets) and is
 	// subscribed to every user and pet it read.
