@@ -48,9 +48,16 @@ func startCluster(t *testing.T, n int, env map[string]string, logs ...*syncBuffe
 			environ = append(environ, k+"="+v)
 		}
 		opts := skifftest.Load(t, "testdata/apps/basic", "development", environ...)
+		log := &syncBuffer{}
 		if i < len(logs) {
-			opts.Logger = slog.New(slog.NewTextHandler(logs[i], nil))
+			log = logs[i]
 		}
+		opts.Logger = slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Logf("instance %d's log:\n%s", i, log.String())
+			}
+		})
 		app, srv := skifftest.Serve(t, *opts)
 		c.apps = append(c.apps, &liveApp{App: app, srv: srv})
 	}
@@ -75,7 +82,7 @@ func (c *cluster) waitReady(t *testing.T) {
 func (c *cluster) server() *httptest.Server { return c.apps[len(c.apps)-1].srv }
 
 func (c *cluster) dialTo(t *testing.T, i, eio int) *sockettest.Client {
-	return c.apps[i%len(c.apps)].dial(t, eio)
+	return registered(t, c.apps[i%len(c.apps)].dial(t, eio))
 }
 
 // events sends a sentinel to cl from every instance: each instance's
@@ -85,19 +92,20 @@ func (c *cluster) events(t *testing.T, cl *sockettest.Client) []string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	for _, a := range c.apps {
-		if err := a.Realtime().Broadcast(ctx, []string{cl.ID}, "sentinel", true, ""); err != nil {
+	for i, a := range c.apps {
+		if err := a.Realtime().Broadcast(ctx, []string{cl.ID}, "sentinel", i, ""); err != nil {
 			t.Fatal(err)
 		}
 	}
 	var got []string
-	for sentinels := 0; sentinels < len(c.apps); {
+	var from []string
+	for len(from) < len(c.apps) {
 		ev, err := cl.Next(ctx)
 		if err != nil {
-			t.Fatalf("waiting for events: %v (got %q)", err, got)
+			t.Fatalf("waiting for events: %v (got %q, sentinels from instances %v of %d)", err, got, from, len(c.apps))
 		}
 		if ev.Name == "sentinel" {
-			sentinels++
+			from = append(from, string(ev.Data))
 			continue
 		}
 		got = append(got, ev.Name+" "+canonical(t, ev.Data))

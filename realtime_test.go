@@ -144,7 +144,16 @@ type rig interface {
 
 func (a *liveApp) server() *httptest.Server { return a.srv }
 func (a *liveApp) dialTo(t *testing.T, _, eio int) *sockettest.Client {
-	return a.dial(t, eio)
+	return registered(t, a.dial(t, eio))
+}
+
+// registered returns c once the app has registered it with its hub: the
+// connect packet reaches the client just before the server registers the
+// socket, and a request is answered only after.
+func registered(t *testing.T, c *sockettest.Client) *sockettest.Client {
+	t.Helper()
+	request(t, c, 200, "GET", "/__getcookie", nil)
+	return c
 }
 func (a *liveApp) members(room string) []string { return a.Realtime().Members(room) }
 
