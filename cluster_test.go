@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skiffhq/skiff"
 	"github.com/skiffhq/skiff/internal/sockettest"
 	"github.com/skiffhq/skiff/internal/testenv"
 	"github.com/skiffhq/skiff/skifftest"
@@ -389,5 +390,45 @@ func TestClusterSailsFormat(t *testing.T) {
 				`pet {"data":{"owner":`+uid+`},"id":`+p2+`,"verb":"updated"}`)
 			wantEvents(t, "S, the requester", c.events(t, s))
 		})
+	}
+}
+
+// TestSocketsAdapterConfig: the bus settings from the config and the
+// environment, Sails' Redis keys included, and what New refuses.
+func TestSocketsAdapterConfig(t *testing.T) {
+	db := "SKIFF_DATASTORES__DEFAULT__URL=" + t.TempDir() + "/db"
+	for _, tt := range []struct {
+		env                  []string
+		adapter, url, prefix string
+	}{
+		{[]string{"SKIFF_SOCKETS__ADAPTER=redis", "SKIFF_SOCKETS__URL=redis://10.0.0.5:6379/2"}, "redis", "redis://10.0.0.5:6379/2", ""},
+		{[]string{"SKIFF_SOCKETS__ADAPTER=@sailshq/socket.io-redis", "SKIFF_SOCKETS__HOST=cache", "SKIFF_SOCKETS__PORT=6380",
+			"SKIFF_SOCKETS__PASS=s3cret", "SKIFF_SOCKETS__DB=3", "SKIFF_SOCKETS__ADAPTEROPTIONS__KEY=shop"},
+			"@sailshq/socket.io-redis", "redis://:s3cret@cache:6380/3", "shop"},
+		{[]string{"SKIFF_SOCKETS__ADAPTER=nats", "SKIFF_SOCKETS__URL=nats://q:4222", "SKIFF_SOCKETS__KEY=shop"}, "nats", "nats://q:4222", "shop"},
+	} {
+		so := skifftest.Load(t, "testdata/apps/basic", "", append(tt.env, db)...).Sockets
+		if so.Adapter != tt.adapter || so.URL != tt.url || so.Prefix != tt.prefix {
+			t.Errorf("%v: adapter %q, url %q, prefix %q; want %q, %q, %q", tt.env, so.Adapter, so.URL, so.Prefix, tt.adapter, tt.url, tt.prefix)
+		}
+	}
+	ctx := context.Background()
+	if _, err := skiff.LoadApp(ctx, "testdata/apps/basic", "", []string{db, "SKIFF_SOCKETS__ADAPTER=redis", "SKIFF_SOCKETS__DB=-1"}); err == nil ||
+		!strings.Contains(err.Error(), "sockets.db") {
+		t.Errorf("db -1: error %v, want one naming sockets.db", err)
+	}
+	if _, err := skiff.LoadApp(ctx, "testdata/apps/basic", "", []string{db, "SKIFF_SOCKETS__ADAPTER=mongo"}); err == nil ||
+		!strings.Contains(err.Error(), "sockets.adapter") {
+		t.Errorf("adapter mongo: error %v, want one naming sockets.adapter", err)
+	}
+	for adapter, url := range map[string]string{"redis": "nats://h:4222", "nats": "redis://h:6379", "kafka": ""} {
+		opts := skifftest.Load(t, "testdata/apps/basic", "", db)
+		opts.Sockets.Adapter, opts.Sockets.URL = adapter, url
+		if app, err := skiff.New(ctx, *opts); err == nil || !strings.Contains(err.Error(), "sockets.") {
+			if app != nil {
+				app.Close()
+			}
+			t.Errorf("New with adapter %s, url %q: error %v, want one naming the setting", adapter, url, err)
+		}
 	}
 }
