@@ -3,9 +3,11 @@ package skiff_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"os/exec"
 	"strconv"
@@ -17,6 +19,7 @@ import (
 	"github.com/skiffhq/skiff"
 	"github.com/skiffhq/skiff/internal/sockettest"
 	"github.com/skiffhq/skiff/internal/testenv"
+	"github.com/skiffhq/skiff/realtime"
 	"github.com/skiffhq/skiff/skifftest"
 )
 
@@ -429,6 +432,91 @@ func TestSocketsAdapterConfig(t *testing.T) {
 				app.Close()
 			}
 			t.Errorf("New with adapter %s, url %q: error %v, want one naming the setting", adapter, url, err)
+		}
+	}
+}
+
+// startRealtimeCluster serves the app of writeRealtimeApp as n instances
+// on one database, linked by the bus env names, each with roomsPath and
+// the barrier driver.js uses with several instances. It returns their
+// URLs, comma-separated, as driver.js takes them.
+func startRealtimeCluster(t *testing.T, n int, env ...string) string {
+	t.Helper()
+	dir := writeRealtimeApp(t)
+	env = append(env, "SKIFF_DATASTORES__DEFAULT__URL="+t.TempDir()+"/db")
+	apps := make([]*skiff.App, n)
+	var urls []string
+	for i := range n {
+		opts := skifftest.Load(t, dir, "development", env...)
+		opts.Routes = append(opts.Routes,
+			skiff.Route{Method: "GET", Path: roomsPath, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				id := realtime.SocketID(r.Context())
+				rooms := []string{}
+				for _, room := range apps[i].Realtime().Rooms(id) {
+					if room != id {
+						rooms = append(rooms, room)
+					}
+				}
+				w.Header().Set("Content-Type", "application/json")
+				_ = json.NewEncoder(w).Encode(rooms)
+			})},
+			skiff.Route{Method: "GET", Path: "/__skiff_cluster_barrier", Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				token, err := strconv.Atoi(r.URL.Query().Get("token"))
+				if err != nil {
+					http.Error(w, "token", http.StatusBadRequest)
+					return
+				}
+				// From every instance: each one's messages arrive in order,
+				// so what any sent the client before is in once these are.
+				for _, a := range apps {
+					if err := a.Realtime().Broadcast(r.Context(), []string{realtime.SocketID(r.Context())}, "__barrier",
+						map[string]int{"token": token}, ""); err != nil {
+						http.Error(w, err.Error(), http.StatusInternalServerError)
+						return
+					}
+				}
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte("{}"))
+			})})
+		app, srv := skifftest.Serve(t, *opts)
+		apps[i] = app
+		urls = append(urls, srv.URL)
+	}
+	(&cluster{apps: func() []*liveApp {
+		var out []*liveApp
+		for _, a := range apps {
+			out = append(out, &liveApp{App: a})
+		}
+		return out
+	}()}).waitReady(t)
+	return strings.Join(urls, ",")
+}
+
+// TestNodeClusterRealtimeTable walks TestNodeRealtimeTable's rows with
+// the real clients (sails.io.js and socket.io-client 4) spread over three
+// instances and the plain HTTP requests on the last: the same events
+// reach the same clients, exactly once, wherever they are connected.
+func TestNodeClusterRealtimeTable(t *testing.T) {
+	testenv.Node(t, nodeDir)
+	for _, bus := range buses {
+		for _, format := range []string{"seed", "sails"} {
+			t.Run(bus.name+"/"+format, func(t *testing.T) {
+				var env []string
+				for k, v := range bus.env(t) {
+					env = append(env, k+"="+v)
+				}
+				urls := startRealtimeCluster(t, 3, append(env, "SKIFF_BLUEPRINTS__NOTIFICATIONFORMAT="+format)...)
+				steps, clients := realtimeTableScenario(format)
+				sc := nodeScenario{Clients: map[string]nodeClient{}, Events: []string{"user", "pet"}, Steps: steps}
+				for i, name := range clients {
+					stack := "sails"
+					if i%2 == 1 {
+						stack = "v4"
+					}
+					sc.Clients[name] = nodeClient{Stack: stack, Instance: i % 3}
+				}
+				runNodeAt(t, urls, sc)
+			})
 		}
 	}
 }
