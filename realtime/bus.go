@@ -81,8 +81,8 @@ type link struct {
 	out   chan []byte
 	lost  atomic.Uint64 // messages that could not cross, ever
 	state atomic.Int32  // busStarting, busUp or busDown; written under mu
-	// pubDown and subDown tell which side failed last: the bus is up when
-	// the subscription is in place and publishing works.
+	// pubDown and subUp tell each side's health: the bus is up when the
+	// subscription is in place and publishing works.
 	pubDown atomic.Bool
 	subUp   atomic.Bool
 	mu      sync.Mutex // serialises state changes

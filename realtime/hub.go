@@ -3,6 +3,13 @@
 // knows the room names of Sails' resourceful pub/sub (a room per record, a
 // room of each model's watchers) but nothing of blueprint actions or of the
 // wire protocol beyond handing pre-encoded packets to connections.
+//
+// Several instances of one app share their notifications through a Bus
+// (WithBus; realtime/redisbus, realtime/natsbus): what a Hub sends reaches
+// the members of the rooms on every instance, and the room operations that
+// must move sockets held elsewhere (AddMembers, RemoveMembers, Empty, and so
+// Introduce and Retire) run on every instance. Room membership stays with
+// the instance that holds the socket.
 package realtime
 
 import (
