@@ -520,3 +520,29 @@ func TestNodeClusterRealtimeTable(t *testing.T) {
 		}
 	}
 }
+
+// TestClusterTooLarge: a message larger than NATS carries reaches the
+// sending instance's sockets only, is counted, and does not take the bus
+// down.
+func TestClusterTooLarge(t *testing.T) {
+	env := buses[1].env(t)
+	env["SKIFF_DATASTORES__DEFAULT__URL"] = t.TempDir() + "/db"
+	c := startCluster(t, 2, env)
+	a, b := c.dialTo(t, 0, 4), c.dialTo(t, 1, 4)
+	rt := c.apps[1].Realtime()
+	big := strings.Repeat("x", 2<<20)
+	if err := rt.Blast(context.Background(), "big", big, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.Blast(context.Background(), "small", 1, ""); err != nil {
+		t.Fatal(err)
+	}
+	got := c.events(t, b)
+	if len(got) != 2 || !strings.HasPrefix(got[0], "big ") || got[1] != "small 1" {
+		t.Errorf("B, the sender's instance, got %d events, want big then small", len(got))
+	}
+	wantEvents(t, "A", c.events(t, a), "small 1")
+	if rt.Lost() != 1 || !rt.BusReady() {
+		t.Errorf("after a message too large: Lost %d, BusReady %v; want 1, true", rt.Lost(), rt.BusReady())
+	}
+}

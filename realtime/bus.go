@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -32,6 +33,11 @@ type Bus interface {
 	// Close releases the bus's connections.
 	Close() error
 }
+
+// ErrTooLarge is what a Bus's Publish returns, wrapped, for a message
+// larger than the bus carries: the message is counted as lost, but the bus
+// is not down.
+var ErrTooLarge = errors.New("message too large for the bus")
 
 // The operations of a wire message.
 const (
@@ -233,6 +239,10 @@ func (l *link) publish(ctx context.Context) {
 			switch {
 			case err == nil:
 				l.published()
+			case errors.Is(err, ErrTooLarge):
+				l.lost.Add(1)
+				l.log.Warn("realtime: a notification too large for the bus reached only this instance's sockets",
+					slog.Int("bytes", len(b)), slog.Any("err", err))
 			case ctx.Err() == nil:
 				l.dropped(fmt.Errorf("publish: %w", err))
 			}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/skiffhq/skiff/realtime"
 )
 
 // DefaultPrefix names the subject when Options.Prefix is empty.
@@ -68,6 +69,9 @@ func (b *Bus) Subject() string { return b.subject }
 
 // Publish sends msg on the subject.
 func (b *Bus) Publish(_ context.Context, msg []byte) error {
+	if max := b.nc.MaxPayload(); max > 0 && int64(len(msg)) > max {
+		return fmt.Errorf("nats publish: %d bytes, the server takes %d: %w", len(msg), max, realtime.ErrTooLarge)
+	}
 	if err := b.nc.Publish(b.subject, msg); err != nil {
 		return fmt.Errorf("nats publish: %w", err)
 	}
