@@ -47,26 +47,33 @@ func startCluster(t *testing.T, n int, env map[string]string, logs ...*syncBuffe
 	t.Helper()
 	c := &cluster{}
 	for i := range n {
-		var environ []string
-		for k, v := range env {
-			environ = append(environ, k+"="+v)
-		}
-		opts := skifftest.Load(t, "testdata/apps/basic", "development", environ...)
 		log := &syncBuffer{}
 		if i < len(logs) {
 			log = logs[i]
 		}
-		opts.Logger = slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
-		t.Cleanup(func() {
-			if t.Failed() {
-				t.Logf("instance %d's log:\n%s", i, log.String())
-			}
-		})
-		app, srv := skifftest.Serve(t, *opts)
-		c.apps = append(c.apps, &liveApp{App: app, srv: srv})
+		c.apps = append(c.apps, startInstance(t, env, log))
 	}
 	c.waitReady(t)
 	return c
+}
+
+// startInstance serves the basic app with env, logging to log (shown
+// when the test fails).
+func startInstance(t *testing.T, env map[string]string, log *syncBuffer) *liveApp {
+	t.Helper()
+	var environ []string
+	for k, v := range env {
+		environ = append(environ, k+"="+v)
+	}
+	opts := skifftest.Load(t, "testdata/apps/basic", "development", environ...)
+	opts.Logger = slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("an instance's log:\n%s", log.String())
+		}
+	})
+	app, srv := skifftest.Serve(t, *opts)
+	return &liveApp{App: app, srv: srv}
 }
 
 // waitReady waits until every instance receives what the others publish.
@@ -305,11 +312,18 @@ func TestClusterBusOutage(t *testing.T) {
 			for lost.Lost() == 0 {
 				time.Sleep(20 * time.Millisecond)
 			}
-			if got := localEvents(t, c.apps[1], b); len(got) != 1 {
+			if got := c.apps[1].events(t, b); len(got) != 1 {
 				t.Errorf("B during the outage: %q, want bob created", got)
 			}
 			// An instance that starts while the bus is down serves anyway.
-			late := startLive(t, "testdata/apps/basic", env)
+			var logLate syncBuffer
+			late := startInstance(t, env, &logLate)
+			for deadline := time.Now().Add(10 * time.Second); !strings.Contains(logLate.String(), "bus unreachable at start"); {
+				if time.Now().After(deadline) {
+					t.Fatalf("an instance started while the bus is down did not warn:\n%s", logLate.String())
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
 			l := late.dial(t, 4)
 			request(t, l, 200, "GET", "/user", nil)
 
@@ -361,12 +375,6 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
-}
-
-// localEvents is liveApp.events on one instance only (the bus is down).
-func localEvents(t *testing.T, a *liveApp, c *sockettest.Client) []string {
-	t.Helper()
-	return a.events(t, c)
 }
 
 // TestClusterSailsFormat: the notifications of

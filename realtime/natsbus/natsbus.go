@@ -78,25 +78,26 @@ func (b *Bus) Publish(_ context.Context, msg []byte) error {
 	return nil
 }
 
-// errLost reports a connection lost while subscribed.
-var errLost = errors.New("nats connection lost")
+// errLost reports a connection lost while subscribed; errNotConnected a
+// connection not (yet, or again) established.
+var (
+	errLost         = errors.New("nats connection lost")
+	errNotConnected = errors.New("nats server not reachable (still trying)")
+)
 
-// Receive waits for the connection, subscribes and delivers the subject's
+// Receive subscribes, if connected, and delivers the subject's
 // messages until ctx is done or the connection is lost.
 func (b *Bus) Receive(ctx context.Context, ready func(), deliver func([]byte)) error {
-	status := b.nc.StatusChanged(nats.CONNECTED, nats.DISCONNECTED, nats.RECONNECTING, nats.CLOSED)
-	defer b.nc.RemoveStatusListener(status)
-	for !b.nc.IsConnected() {
+	if !b.nc.IsConnected() {
+		// The connection keeps trying by itself; the hub logs the outage
+		// and calls again after a backoff.
 		if b.nc.IsClosed() {
 			return nats.ErrConnectionClosed
 		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-status:
-		case <-time.After(time.Second): // a missed status change
-		}
+		return errNotConnected
 	}
+	status := b.nc.StatusChanged(nats.DISCONNECTED, nats.RECONNECTING, nats.CLOSED)
+	defer b.nc.RemoveStatusListener(status)
 	msgs := make(chan *nats.Msg, 8192)
 	sub, err := b.nc.ChanSubscribe(b.subject, msgs)
 	if err != nil {
@@ -119,10 +120,8 @@ func (b *Bus) Receive(ctx context.Context, ready func(), deliver func([]byte)) e
 			return nil
 		case m := <-msgs:
 			deliver(m.Data)
-		case s := <-status:
-			if s != nats.CONNECTED {
-				return errLost
-			}
+		case <-status:
+			return errLost
 		}
 	}
 }
