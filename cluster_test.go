@@ -194,6 +194,21 @@ func TestClusterGoAPI(t *testing.T) {
 			}
 			wantEvents(t, "A in vip", c.events(t, a), `vip true`)
 			wantEvents(t, "B in vip, omitted", c.events(t, b))
+			// Join and Leave by the id of a socket held elsewhere.
+			if err := rt.Join(a.ID, "remote"); err != nil {
+				t.Fatal(err)
+			}
+			if err := rt.Broadcast(ctx, []string{"remote"}, "remote", 1, ""); err != nil {
+				t.Fatal(err)
+			}
+			wantEvents(t, "A joined from C", c.events(t, a), `remote 1`)
+			if err := rt.Leave(a.ID, "remote"); err != nil {
+				t.Fatal(err)
+			}
+			if err := rt.Broadcast(ctx, []string{"remote"}, "remote", 2, ""); err != nil {
+				t.Fatal(err)
+			}
+			wantEvents(t, "A after leaving from C", c.events(t, a))
 		})
 	}
 }

@@ -331,8 +331,15 @@ func (h *Hub) introduce(m *member, room string) {
 	m.introduced = append(m.introduced, room)
 }
 
-// Join puts the socket with that id in each room.
+// Join puts the socket with that id in each room. A socket that is not
+// connected here is an error with one instance; with a bus the join goes
+// to every instance, as Sails' admin bus does, and the one holding the
+// socket carries it out.
 func (h *Hub) Join(socket string, rooms ...string) error {
+	if h.link != nil && !h.Connected(socket) {
+		h.AddMembers(socket, rooms...)
+		return nil
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	m := h.conns[socket]
@@ -346,8 +353,13 @@ func (h *Hub) Join(socket string, rooms ...string) error {
 }
 
 // Leave takes the socket with that id out of each room. Leaving a room it
-// is not in does nothing.
+// is not in does nothing. Like Join, it goes to every instance with a bus
+// when the socket is not connected here.
 func (h *Hub) Leave(socket string, rooms ...string) error {
+	if h.link != nil && !h.Connected(socket) {
+		h.RemoveMembers(socket, rooms...)
+		return nil
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	m := h.conns[socket]
