@@ -233,11 +233,21 @@ type nodeClient struct {
 	// the _csrf token of that answer, for the steps' headers.
 	CookieFrom string `json:"cookieFrom,omitempty"`
 	Save       string `json:"save,omitempty"`
+	// Instance is the instance the client connects to, when the app runs
+	// as several (runNodeAt).
+	Instance int `json:"instance,omitempty"`
 }
 
 // runNode runs the scenario with driver.js against the app and checks
 // every step's answer and the events of every client.
 func runNode(t *testing.T, a *liveApp, sc nodeScenario) {
+	t.Helper()
+	runNodeAt(t, a.srv.URL, sc)
+}
+
+// runNodeAt is runNode on the app at urls: one base URL, or several
+// instances' separated by commas (see driver.js).
+func runNodeAt(t *testing.T, urls string, sc nodeScenario) {
 	t.Helper()
 	node := testenv.Node(t, nodeDir)
 	input, err := json.Marshal(sc)
@@ -246,7 +256,7 @@ func runNode(t *testing.T, a *liveApp, sc nodeScenario) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "driver.js", a.srv.URL)
+	cmd := exec.CommandContext(ctx, node, "driver.js", urls)
 	cmd.Dir = nodeDir
 	cmd.Stdin = bytes.NewReader(input)
 	var stdout, stderr bytes.Buffer

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -229,7 +232,86 @@ func socketsConfig(c map[string]any) (Sockets, error) {
 		}
 		so.MaxMessageBytes = int64(f)
 	}
+	if err := busConfig(c, &so); err != nil {
+		return so, err
+	}
 	return so, nil
+}
+
+// busConfig reads the adapter keys of the sockets section: adapter, then
+// url, or Sails' host, port, pass and db for Redis, and the channel prefix
+// (adapterOptions.key, or key).
+func busConfig(c map[string]any, so *Sockets) error {
+	if v, ok := c["adapter"]; ok && v != nil {
+		s, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("sockets.adapter must be a name (memory, redis or nats)")
+		}
+		so.Adapter = s
+	}
+	str := func(key string) (string, error) {
+		v, ok := c[key]
+		if !ok || v == nil {
+			return "", nil
+		}
+		switch v := v.(type) {
+		case string:
+			return v, nil
+		case float64:
+			return model.FormatNumber(v), nil
+		}
+		return "", fmt.Errorf("sockets.%s must be a string", key)
+	}
+	var err error
+	if so.URL, err = str("url"); err != nil {
+		return err
+	}
+	if so.Prefix, err = str("key"); err != nil {
+		return err
+	}
+	if ao, ok := c["adapterOptions"].(map[string]any); ok {
+		if k, ok := ao["key"].(string); ok {
+			so.Prefix = k
+		}
+	}
+	host, err := str("host")
+	if err != nil {
+		return err
+	}
+	port, err := str("port")
+	if err != nil {
+		return err
+	}
+	pass, err := str("pass")
+	if err != nil {
+		return err
+	}
+	db, err := str("db")
+	if err != nil {
+		return err
+	}
+	if db != "" {
+		if n, err := strconv.Atoi(db); err != nil || n < 0 {
+			return fmt.Errorf("sockets.db must be a non-negative whole number, not %q", db)
+		}
+	}
+	if so.URL == "" && (host != "" || port != "" || pass != "" || db != "") {
+		if host == "" {
+			host = "127.0.0.1"
+		}
+		if port == "" {
+			port = "6379"
+		}
+		u := url.URL{Scheme: "redis", Host: net.JoinHostPort(host, port)}
+		if pass != "" {
+			u.User = url.UserPassword("", pass)
+		}
+		if db != "" {
+			u.Path = "/" + db
+		}
+		so.URL = u.String()
+	}
+	return nil
 }
 
 func closeAll(stores map[string]datastore.Adapter) {

@@ -12,6 +12,7 @@ import (
 	"github.com/skiffhq/skiff/datastore"
 	"github.com/skiffhq/skiff/internal/config"
 	"github.com/skiffhq/skiff/model"
+	"github.com/skiffhq/skiff/realtime"
 )
 
 // Options configures an App. The zero value of each field means its
@@ -260,6 +261,21 @@ type Sockets struct {
 	// MaxConnectionsPerIP caps the sockets open from one client address; 0
 	// means DefaultMaxConnectionsPerIP, a negative value no cap.
 	MaxConnectionsPerIP int
+	// Adapter links several instances of the app so that a notification
+	// reaches sockets wherever they are connected: "redis" (Sails' names
+	// "@sailshq/socket.io-redis" and "socket.io-redis" too) or "nats", on
+	// the server URL names. Empty or "memory" serves one instance.
+	Adapter string
+	// URL is the bus server: redis://[:password@]host:port[/db] or
+	// nats://host:port.
+	URL string
+	// Prefix names the bus channel (Redis) or subject (NATS) that the
+	// instances of one app share (Sails' adapterOptions.key); empty means
+	// "skiff".
+	Prefix string
+	// Bus, when set, is the bus itself, overriding Adapter. New takes it
+	// over: App.Close closes it.
+	Bus realtime.Bus
 }
 
 // ServerOptions tune the http.Server that Serve runs; zero values mean

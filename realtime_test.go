@@ -135,8 +135,36 @@ func TestRealtimeNotifications(t *testing.T) {
 	}
 }
 
-func testRealtimeNotifications(t *testing.T, a *liveApp) {
-	srv := a.srv
+// rig is where the realtime walk runs: one app, or several instances of
+// one app linked by a bus.
+type rig interface {
+	// server is where plain HTTP requests go.
+	server() *httptest.Server
+	// dialTo connects a socket to instance i.
+	dialTo(t *testing.T, i, eio int) *sockettest.Client
+	// events returns what c received since the last call.
+	events(t *testing.T, c *sockettest.Client) []string
+	// members returns the sockets in room, on every instance.
+	members(room string) []string
+}
+
+func (a *liveApp) server() *httptest.Server { return a.srv }
+func (a *liveApp) dialTo(t *testing.T, _, eio int) *sockettest.Client {
+	return registered(t, a.dial(t, eio))
+}
+
+// registered returns c once the app has registered it with its hub: the
+// connect packet reaches the client just before the server registers the
+// socket, and a request is answered only after.
+func registered(t *testing.T, c *sockettest.Client) *sockettest.Client {
+	t.Helper()
+	request(t, c, 200, "GET", "/__getcookie", nil)
+	return c
+}
+func (a *liveApp) members(room string) []string { return a.Realtime().Members(room) }
+
+func testRealtimeNotifications(t *testing.T, a rig) {
+	srv := a.server()
 	vars := ids{}
 	run(t, srv, vars, []step{
 		{method: "POST", path: "/user", body: `{"name":"ann","email":"ann@x.io","password":"secret"}`, status: 200, save: "u1"},
@@ -152,8 +180,11 @@ func testRealtimeNotifications(t *testing.T, a *liveApp) {
 		}
 		return s
 	}
-	w := a.dial(t, 4) // a watcher, as socket.io-client 4 connects
-	s := a.dial(t, 3) // a requester, as sails.io.js connects
+	w := a.dialTo(t, 0, 4) // a watcher, as socket.io-client 4 connects
+	s := a.dialTo(t, 1, 3) // a requester, as sails.io.js connects
+	// With several instances, what the creates above sent crosses to W's
+	// instance asynchronously: let it arrive before W watches anything.
+	wantEvents(t, "W on connecting", a.events(t, w))
 
 	// W watches users (and, since pets were populated, pets) and is
 	// subscribed to every user and pet it read.
@@ -232,7 +263,7 @@ func testRealtimeNotifications(t *testing.T, a *liveApp) {
 		v(`tag {"attribute":"pets","id":{t1},"removedIds":[{p2}],"verb":"removedFrom"}`))
 	wantEvents(t, "S after its own destroy", a.events(t, s))
 	for _, room := range []string{"sails_model_pet_" + vars["p2"] + ":pet"} {
-		if m := a.Realtime().Members(room); len(m) != 0 {
+		if m := a.members(room); len(m) != 0 {
 			t.Errorf("room %s still has %v", room, m)
 		}
 	}

@@ -190,6 +190,12 @@ func TestSessionStores(t *testing.T) {
 			again := &browser{t: t, h: start(), cookie: web.cookie}
 			if st.shared {
 				expect("second app", again, "GET", "/me", "user=ann theme=dark")
+				// Several instances behind one address: a socket on the
+				// second sees the login made over HTTP on the first, and what
+				// it writes is seen there.
+				sockB := &browser{t: t, h: again.h, cookie: web.cookie, socket: true}
+				expect("socket on the second app", sockB, "GET", "/me?theme=blue", "user=ann theme=blue")
+				expect("web on the first app after a socket on the second wrote", web, "GET", "/me", "user=ann theme=blue")
 			} else {
 				expect("second app", again, "GET", "/me", "user= theme=")
 			}

@@ -100,7 +100,15 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	if opts.Sockets.MaxConnectionsPerIP == 0 {
 		opts.Sockets.MaxConnectionsPerIP = DefaultMaxConnectionsPerIP
 	}
-	a := &App{opts: opts, schema: schema, orm: o, log: opts.Logger, sec: sec, hub: realtime.NewHub(schema.Models(), opts.Logger)}
+	var bus realtime.Bus
+	if !opts.Sockets.Disabled {
+		if bus, err = openBus(opts.Sockets); err != nil {
+			_ = sec.Close()
+			return nil, err
+		}
+	}
+	a := &App{opts: opts, schema: schema, orm: o, log: opts.Logger, sec: sec,
+		hub: realtime.NewHub(schema.Models(), opts.Logger, realtime.WithBus(bus))}
 	var notifier blueprint.Notifier
 	if !opts.Sockets.Disabled {
 		notifier = a.hub
@@ -146,6 +154,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	}
 	if err != nil {
 		_ = sec.Close()
+		_ = a.hub.Close()
 		return nil, err
 	}
 	a.handler = h
@@ -220,7 +229,9 @@ func admit(so Sockets) func(r *http.Request) error {
 
 // Realtime returns the app's rooms and pub/sub: Go code subscribes sockets
 // and publishes messages through it. realtime.SocketID(r.Context()) gives
-// the socket of a virtual request.
+// the socket of a virtual request. With Sockets.Adapter set, Serve starts
+// its bus; an app served through Handler by another server calls
+// Realtime().Start itself.
 func (a *App) Realtime() *realtime.Hub { return a.hub }
 
 // Handler returns the app's HTTP handler. It is safe for concurrent use.
@@ -352,6 +363,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 		ErrorLog:          slog.NewLogLogger(a.log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
+	a.hub.Start()
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {
@@ -400,13 +412,16 @@ func orDefault[T comparable](v, def T) T {
 // default applied.
 func (a *App) Sockets() Sockets { return a.opts.Sockets }
 
-// Close closes the app's sockets, if Serve has not, its session store and
-// its datastores.
+// Close closes the app's sockets, if Serve has not, its realtime bus, its
+// session store and its datastores.
 func (a *App) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	a.closeSockets(ctx)
 	var errs []error
+	if err := a.hub.Close(); err != nil {
+		errs = append(errs, err)
+	}
 	if err := a.sec.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close session store: %w", err))
 	}

@@ -10,6 +10,11 @@
 #               createdAt→receipt (see bench/rtload/main.go for what exactly is measured).
 #   idle        IDLE_SOCKETS sockets connect, watch and sit idle; the server's RSS growth
 #               (/proc/PID/status VmRSS) per socket.
+#   cluster     for each bus in BUSES (redis nats: the machine's servers on their default
+#               ports), two instances of the app linked by the bus (sockets.adapter), the
+#               watchers on the first and the creates on the second: throughput with
+#               CL_WATCHERS watchers, then latency as above. Compare with throughput and latency
+#               on one instance (TP_WATCHERS=$CL_WATCHERS MODES="throughput latency cluster").
 #
 #   bench/realtime.sh
 #   MODES=latency DURATION=5s bench/realtime.sh
@@ -26,6 +31,8 @@ TP_CREATORS=${TP_CREATORS:-8}
 LAT_WATCHERS=${LAT_WATCHERS:-1000}
 LAT_RATE=${LAT_RATE:-100}
 IDLE_SOCKETS=${IDLE_SOCKETS:-10000}
+BUSES=${BUSES:-"redis nats"}
+CL_WATCHERS=${CL_WATCHERS:-1000}
 
 # Each socket is a file descriptor in the server and one in rtload.
 ulimit -n "$(ulimit -Hn)"
@@ -37,7 +44,8 @@ fi
 
 work=$(mktemp -d)
 pid=
-trap 'if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi; rm -rf "$work"' EXIT
+pid2=
+trap 'for p in $pid $pid2; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"' EXIT
 skiff=${SKIFF_BIN:-$work/skiff}
 [ -n "${SKIFF_BIN:-}" ] || go build -o "$skiff" ./cmd/skiff
 go build -o "$work/rtload" ./bench/rtload
@@ -61,6 +69,36 @@ stop_server() {
   kill "$pid"
   wait "$pid" 2>/dev/null || true
   pid=
+}
+
+# start_pair BUS starts two instances of the app, on PORT and PORT+1, linked by BUS.
+start_pair() {
+  local bus_url
+  case $1 in
+  redis) bus_url=redis://127.0.0.1:6379 ;;
+  nats) bus_url=nats://127.0.0.1:4222 ;;
+  *) echo "bench: unknown bus $1" >&2; exit 1 ;;
+  esac
+  rm -rf "$work/app"
+  cp -r examples/petshop "$work/app"
+  rm -rf "$work/app/.tmp"
+  local p
+  for p in "$PORT" "$((PORT + 1))"; do
+    env SKIFF_ENV=development SKIFF_SOCKETS__MAXCONNECTIONSPERIP=-1 SKIFF_SOCKETS__ADAPTER="$1" \
+      SKIFF_SOCKETS__URL="$bus_url" SKIFF_SOCKETS__KEY="skiffbench$$" \
+      "$skiff" serve --app "$work/app" --port "$p" --host 127.0.0.1 >"$work/server$p.log" 2>&1 &
+    if [ "$p" = "$PORT" ]; then pid=$!; else pid2=$!; fi
+    for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$p/product?limit=1" >/dev/null && continue 2; sleep 0.1; done
+    echo "bench: instance on port $p did not start:" >&2
+    cat "$work/server$p.log" >&2
+    exit 1
+  done
+}
+
+stop_pair() {
+  kill "$pid" "$pid2"
+  wait "$pid" "$pid2" 2>/dev/null || true
+  pid= pid2=
 }
 
 # field NAME LINE prints the value of NAME=value in an rtload RESULT line.
@@ -94,6 +132,21 @@ for mode in $MODES; do
     echo "$out" >&2
     rows+=("| idle | $IDLE_SOCKETS watching | none | **$(field kb_per_socket "$out") KiB RSS per socket** (server VmRSS $(( $(field rss_before_kb "$out") / 1024 )) → $(( $(field rss_after_kb "$out") / 1024 )) MiB) | ≤ 20 KB | $(load) |")
     stop_server
+    ;;
+  cluster)
+    for bus in $BUSES; do
+      b_url=http://127.0.0.1:$((PORT + 1))
+      start_pair "$bus"
+      out=$("$work/rtload" -url "$url" -create-url "$b_url" -mode throughput -watchers "$CL_WATCHERS" -creators "$TP_CREATORS" -duration "$DURATION" | grep '^RESULT')
+      echo "$out" >&2
+      rows+=("| 2 instances, $bus: throughput | $CL_WATCHERS watching on A | $TP_CREATORS creators on B: $(field creates_per_s "$out")/s | **$(field delivered_per_s "$out") notifications/s** delivered; $(field delivered "$out") of $(field expected "$out"), $(field dropped_sockets "$out") sockets dropped | — | $(load) |")
+      stop_pair
+      start_pair "$bus"
+      out=$("$work/rtload" -url "$url" -create-url "$b_url" -mode latency -watchers "$CL_WATCHERS" -rate "$LAT_RATE" -duration "$DURATION" | grep '^RESULT')
+      echo "$out" >&2
+      rows+=("| 2 instances, $bus: latency | $CL_WATCHERS watching on A | $(field creates_per_s "$out")/s on B (asked $LAT_RATE) | send→receipt p50 $(field send_p50_ms "$out") / **p99 $(field send_p99_ms "$out") ms** / max $(field send_max_ms "$out") | — | $(load) |")
+      stop_pair
+    done
     ;;
   *)
     echo "bench: unknown mode $mode" >&2

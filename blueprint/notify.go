@@ -61,11 +61,12 @@ func ParseNotificationFormat(s string) (NotificationFormat, error) {
 	return "", fmt.Errorf("unknown notification format %q (want %q or %q)", s, FormatSeed, FormatSails)
 }
 
-// socketCounter is a Notifier that tells how many sockets are connected
-// (*realtime.Hub does): with none, a request has no one to notify or
+// audienceChecker is a Notifier that tells when nobody could receive a
+// notification (*realtime.Hub does: no socket connected to this instance
+// and no other instances): a request then has no one to notify or
 // subscribe, and skips building the messages.
-type socketCounter interface {
-	Count() int
+type audienceChecker interface {
+	Alone() bool
 }
 
 // The notification messages, with their fields in the order Sails sends
@@ -133,7 +134,7 @@ type pubsub struct {
 func (s *Service) pubsub(ctx context.Context, r *Request) *pubsub {
 	p := &pubsub{n: s.notifier, log: s.log, ctx: ctx, socket: r.Socket, omit: r.Socket,
 		autoWatch: s.autoWatch, deepWatch: s.deepWatch, format: s.format}
-	if c, ok := s.notifier.(socketCounter); ok && r.Socket == "" && c.Count() == 0 {
+	if c, ok := s.notifier.(audienceChecker); ok && r.Socket == "" && c.Alone() {
 		// A socket that connects meanwhile has missed nothing it could
 		// tell from a socket that connects just after.
 		p.n = nil

@@ -2,6 +2,7 @@ package realtime_test
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
 	"testing"
 
@@ -13,8 +14,9 @@ import (
 // nopConn accepts every packet.
 type nopConn struct{ id string }
 
-func (c nopConn) ID() string                    { return c.id }
-func (c nopConn) Send(p *socketio.Packet) error { return nil }
+func (c nopConn) ID() string                            { return c.id }
+func (c nopConn) Send(p *socketio.Packet) error         { return nil }
+func (c nopConn) EmitRaw(string, json.RawMessage) error { return nil }
 
 // BenchmarkCreated is the hub's share of a create with n watchers: the
 // created notification to every watcher, then every watcher subscribed to

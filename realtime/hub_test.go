@@ -2,6 +2,7 @@ package realtime_test
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"sync"
 	"testing"
@@ -25,6 +26,16 @@ func (c *conn) Send(p *socketio.Packet) error {
 	c.got = append(c.got, string(p.Bytes()))
 	return nil
 }
+
+// EmitRaw records the frame Send would have received.
+func (c *conn) EmitRaw(event string, payload json.RawMessage) error {
+	name, _ := json.Marshal(event)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.got = append(c.got, "42["+string(name)+","+string(payload)+"]")
+	return nil
+}
+
 func (c *conn) take() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -250,5 +261,50 @@ func TestSubscribed(t *testing.T) {
 	h.Unregister("a")
 	if h.Subscribed("user", 2, "") {
 		t.Error("Subscribed after the only subscriber disconnected = true")
+	}
+}
+
+// emitConn is a Conn of another package's transport: it has no Send, and
+// gets each event with its JSON argument.
+type emitConn struct {
+	id  string
+	got []string
+}
+
+func (c *emitConn) ID() string { return c.id }
+func (c *emitConn) EmitRaw(event string, payload json.RawMessage) error {
+	c.got = append(c.got, event+" "+string(payload))
+	return nil
+}
+
+// TestConnOfAnotherTransport: a Conn that only has EmitRaw receives what
+// Skiff's own sockets receive, next to them.
+func TestConnOfAnotherTransport(t *testing.T) {
+	h, a, _ := newHub(t)
+	e := &emitConn{id: "e"}
+	h.Register(e)
+	ctx := context.Background()
+	h.Join("a", "r")
+	h.Join("e", "r")
+	if err := h.Broadcast(ctx, []string{"r"}, "message", map[string]any{"x": "<1>"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Subscribe("e", "user", 7); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Publish(ctx, "user", []any{7}, map[string]any{"verb": "updated"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.take(); !slices.Equal(got, []string{`42["message",{"x":"\u003c1\u003e"}]`}) {
+		t.Errorf("socket got %q", got)
+	}
+	if !slices.Equal(e.got, []string{`message {"x":"\u003c1\u003e"}`, `user {"verb":"updated"}`}) {
+		t.Errorf("other transport got %q", e.got)
+	}
+	if h.Lost() != 0 || !h.BusReady() || h.Alone() {
+		t.Errorf("single instance: Lost %d, BusReady %v, Alone %v", h.Lost(), h.BusReady(), h.Alone())
+	}
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/skiffhq/skiff/internal/socketctx"
-	"github.com/skiffhq/skiff/internal/socketio"
 	"github.com/skiffhq/skiff/model"
 )
 
@@ -80,7 +79,8 @@ func (h *Hub) Watch(socket, identity string) error {
 	return h.Join(socket, WatchRoom(identity))
 }
 
-// Introduce subscribes every watcher of the model to the record id.
+// Introduce subscribes every watcher of the model, on every instance, to
+// the record id.
 func (h *Hub) Introduce(identity string, id any) error {
 	rooms, err := h.recordRooms(identity, []any{id})
 	if err != nil {
@@ -90,7 +90,7 @@ func (h *Hub) Introduce(identity string, id any) error {
 	return nil
 }
 
-// Retire empties the room of the record id: after a destroy nobody stays
+// Retire empties the room of the record id on every instance: after a destroy nobody stays
 // subscribed to a record that is gone (Sails only removes the watchers).
 func (h *Hub) Retire(identity string, id any) error {
 	rooms, err := h.recordRooms(identity, []any{id})
@@ -104,11 +104,15 @@ func (h *Hub) Retire(identity string, id any) error {
 // Subscribed reports whether a socket other than omit ("" omits nobody) is
 // subscribed to the record id of the model identity. Blueprint actions ask
 // it before reading what only a notification would need; an unknown model
-// or a malformed id reads as false.
+// or a malformed id reads as false. With a bus it reads as true: the
+// subscribers on other instances are not known here.
 func (h *Hub) Subscribed(identity string, id any, omit string) bool {
 	rooms, err := h.recordRooms(identity, []any{id})
 	if err != nil {
 		return false
+	}
+	if h.link != nil {
+		return true
 	}
 	h.mu.RLock()
 	defer h.mu.RUnlock()
@@ -121,28 +125,15 @@ func (h *Hub) Subscribed(identity string, id any, omit string) bool {
 }
 
 // Publish sends data, as it is (no envelope), under the event named by the
-// model's identity, to the subscribers of each record in ids, except the
-// socket omit ("" omits nobody). A socket subscribed to two of the records
-// gets it twice, once per record, as in Sails.
+// model's identity, to the subscribers of each record in ids, on every
+// instance, except the socket omit ("" omits nobody). A socket subscribed
+// to two of the records gets it twice, once per record, as in Sails.
 func (h *Hub) Publish(ctx context.Context, identity string, ids []any, data any, omit string) error {
 	rooms, err := h.recordRooms(identity, ids)
 	if err != nil {
 		return err
 	}
-	var p *socketio.Packet
-	for _, r := range rooms {
-		targets := h.targets([]string{r}, omit)
-		if len(targets) == 0 {
-			continue
-		}
-		if p == nil {
-			if p, err = socketio.EncodeEvent(identity, data); err != nil {
-				return fmt.Errorf("publish %s: %w", identity, err)
-			}
-		}
-		h.send(ctx, targets, p)
-	}
-	return nil
+	return h.deliver(ctx, opEach, rooms, identity, data, omit)
 }
 
 // PublishWatchers sends data under the event named by the model's identity

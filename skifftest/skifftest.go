@@ -53,6 +53,7 @@ func Serve(tb testing.TB, opts skiff.Options) (*skiff.App, *httptest.Server) {
 	tb.Cleanup(srv.Close)
 	app := New(tb, opts)
 	srv.Config.Handler = app.Handler()
+	app.Realtime().Start() // what App.Serve does: run the bus, if any
 	srv.Start()
 	return app, srv
 }

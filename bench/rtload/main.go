@@ -54,6 +54,7 @@ import (
 
 type config struct {
 	url      string
+	createTo string // where creates go; url when empty (another instance of the app)
 	mode     string
 	model    string
 	watchers int
@@ -71,6 +72,7 @@ type config struct {
 func main() {
 	var c config
 	flag.StringVar(&c.url, "url", "http://127.0.0.1:18437", "Skiff base URL (loopback)")
+	flag.StringVar(&c.createTo, "create-url", "", "base URL the creates go to (another instance, linked by a bus); -url when empty")
 	flag.StringVar(&c.mode, "mode", "throughput", "throughput, latency or idle")
 	flag.StringVar(&c.model, "model", "product", "model to watch and create (needs name and a unique sku)")
 	flag.IntVar(&c.watchers, "watchers", 1000, "sockets watching the model")
@@ -91,8 +93,13 @@ func main() {
 }
 
 func run(c config) error {
-	if !strings.HasPrefix(c.url, "http://127.0.0.1:") && !strings.HasPrefix(c.url, "http://localhost:") {
-		return fmt.Errorf("-url %s: loopback only", c.url)
+	if c.createTo == "" {
+		c.createTo = c.url
+	}
+	for _, u := range []string{c.url, c.createTo} {
+		if !strings.HasPrefix(u, "http://127.0.0.1:") && !strings.HasPrefix(u, "http://localhost:") {
+			return fmt.Errorf("-url %s: loopback only", u)
+		}
 	}
 	switch c.mode {
 	case "throughput", "latency":
@@ -351,7 +358,7 @@ func runLoad(c config) error {
 	}
 	cr := &creator{
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns}, Timeout: 10 * time.Second},
-		url:    c.url + "/" + c.model,
+		url:    c.createTo + "/" + c.model,
 		run:    strconv.FormatInt(time.Now().UnixNano(), 36),
 	}
 	ctx, stop := context.WithTimeout(context.Background(), c.warmup+c.duration)

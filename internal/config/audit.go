@@ -48,9 +48,10 @@ func unless(j judge, ok ...any) judge {
 
 // Messages shared by several settings.
 const (
-	redisAdapterOnly = "ignored: only a Redis socket adapter reads it, and Skiff does not support one yet"
-	goFunction       = "is a function in Sails; set it from Go"
-	noJSGlobals      = "ignored: Skiff exposes no JavaScript globals"
+	jsRedisClient = "ignored: a JavaScript Redis client; Skiff connects itself from sockets.url (or host, port, pass, db)"
+	busFunction   = "ignored: a function in Sails; Skiff logs a bus outage and reconnects by itself"
+	goFunction    = "is a function in Sails; set it from Go"
+	noJSGlobals   = "ignored: Skiff exposes no JavaScript globals"
 )
 
 // rules judges the settings that Skiff accepts without (fully) carrying
@@ -78,16 +79,13 @@ func rules() map[string]judge {
 		"models.fetchRecordsOnCreate": fetchRecords, "models.fetchRecordsOnCreateEach": fetchRecords,
 		"models.fetchRecordsOnUpdate": fetchRecords, "models.fetchRecordsOnDestroy": fetchRecords,
 
-		"sockets.adapter": unless(refuse("cross-instance notifications are not supported yet: "+
-			"only the in-memory socket adapter runs (remove adapter, or set it to memory, and run one instance)"),
-			"memory", "socket.io-adapter-memory"),
-		"sockets.adapterOptions": warn(redisAdapterOnly), "sockets.url": warn(redisAdapterOnly),
-		"sockets.db": warn(redisAdapterOnly), "sockets.host": warn(redisAdapterOnly),
-		"sockets.port": warn(redisAdapterOnly), "sockets.pass": warn(redisAdapterOnly),
-		"sockets.pubClient": warn(redisAdapterOnly), "sockets.subClient": warn(redisAdapterOnly),
-		"sockets.subEvent": warn(redisAdapterOnly), "sockets.key": warn(redisAdapterOnly),
-		"sockets.adminPubClient": warn(redisAdapterOnly), "sockets.adminSubClient": warn(redisAdapterOnly),
-		"sockets.onRedisDisconnect": warn(redisAdapterOnly), "sockets.onRedisReconnect": warn(redisAdapterOnly),
+		"sockets.adapter": unless(refuse("unknown socket adapter: use memory (one instance), "+
+			"redis (Sails' @sailshq/socket.io-redis and socket.io-redis are read as redis) or nats"),
+			"memory", "socket.io-adapter-memory", "redis", "socket.io-redis", "@sailshq/socket.io-redis", "nats"),
+		"sockets.pubClient": warn(jsRedisClient), "sockets.subClient": warn(jsRedisClient),
+		"sockets.adminPubClient": warn(jsRedisClient), "sockets.adminSubClient": warn(jsRedisClient),
+		"sockets.subEvent":          warn("ignored: Skiff's bus has its own message format"),
+		"sockets.onRedisDisconnect": warn(busFunction), "sockets.onRedisReconnect": warn(busFunction),
 		"sockets.socket":          warn("ignored: Skiff does not know this socket.io setting"),
 		"sockets.beforeConnect":   unless(refuse("beforeConnect "+goFunction+" (Options.Sockets.BeforeConnect), or use onlyAllowOrigins"), false),
 		"sockets.afterDisconnect": unless(refuse("afterDisconnect "+goFunction+" (App.Realtime)"), false),
@@ -144,6 +142,38 @@ func globals(v any) verdict {
 		}
 	}
 	return verdict{}
+}
+
+// socketBusKeys are the sockets keys a bus reads, with the adapters that
+// read them.
+var socketBusKeys = map[string][]string{
+	"url": {"redis", "nats"}, "key": {"redis", "nats"}, "adapterOptions": {"redis", "nats"},
+	"host": {"redis"}, "port": {"redis"}, "pass": {"redis"}, "db": {"redis"},
+}
+
+// auditSocketBus warns about the bus settings the chosen sockets.adapter
+// does not read.
+func auditSocketBus(sockets map[string]any, say func(keyPath, msg string)) {
+	adapter, _ := sockets["adapter"].(string)
+	switch adapter {
+	case "", "socket.io-adapter-memory":
+		adapter = "memory"
+	case "socket.io-redis", "@sailshq/socket.io-redis":
+		adapter = "redis"
+	}
+	for _, k := range sortedKeys(socketBusKeys) {
+		if _, set := sockets[k]; set && !slices.Contains(socketBusKeys[k], adapter) {
+			say("sockets."+k, fmt.Sprintf("ignored: only the %s adapter reads it, and sockets.adapter is %s",
+				strings.Join(socketBusKeys[k], " and "), adapter))
+		}
+	}
+	if ao, ok := sockets["adapterOptions"].(map[string]any); ok && adapter != "memory" {
+		for _, k := range sortedKeys(ao) {
+			if k != "key" {
+				say("sockets.adapterOptions."+k, "ignored: Skiff's bus reads only adapterOptions.key (the channel prefix)")
+			}
+		}
+	}
 }
 
 // sessionStoreKeys are session keys only one store reads, by store.
@@ -209,6 +239,7 @@ func audit(src string, tree *omap, app *App) ([]string, error) {
 			say("session."+k, fmt.Sprintf("ignored: only the %s adapter reads it, and session.adapter is %s", sessionStoreKeys[k], store))
 		}
 	}
+	auditSocketBus(app.Sockets, say)
 	if err := auditLog(src, tree, app, say); err != nil {
 		return nil, err
 	}

@@ -48,6 +48,9 @@ func TestEveryKeyHasAnOutcome(t *testing.T) {
 		// Store settings, judged against session.adapter by audit.
 		"session.url", "session.host", "session.port", "session.pass", "session.password", "session.user",
 		"session.username", "session.db", "session.prefix", "session.datastore",
+		// Socket bus settings, read by load.go, judged against sockets.adapter by audit.
+		"sockets.url", "sockets.host", "sockets.port", "sockets.pass", "sockets.db", "sockets.key",
+		"sockets.adapterOptions",
 		// Adapter settings, judged against the datastore's adapter by audit.
 		"datastores.adapter", "datastores.url", "datastores.inMemoryOnly", "datastores.dir",
 		"datastores.earlyLockRelease", "datastores.ssl",

@@ -75,8 +75,13 @@ func TestSettingOutcomes(t *testing.T) {
 
 		// sockets
 		{"sockets: {adapter: memory}", honoured, ""},
-		{"sockets: {adapter: '@sailshq/socket.io-redis'}", refused, "cross-instance notifications"},
-		{"sockets: {adapter: socket.io-redis, url: 'redis://h'}", refused, "sockets.adapter"},
+		{"sockets: {adapter: '@sailshq/socket.io-redis'}", honoured, ""},
+		{"sockets: {adapter: socket.io-redis, url: 'redis://h', adapterOptions: {key: app1}}", honoured, ""},
+		{"sockets: {adapter: redis, host: h, port: 6379, pass: p, db: 1}", honoured, ""},
+		{"sockets: {adapter: nats, url: 'nats://h:4222', key: app1}", honoured, ""},
+		{"sockets: {adapter: nats, db: 1}", warned, "sockets.db: ignored: only the redis adapter"},
+		{"sockets: {adapter: socket.io-mongo}", refused, "unknown socket adapter"},
+		{"sockets: {adapter: redis, adapterOptions: {a: 1}}", warned, "sockets.adapterOptions.a"},
 		{"sockets: {adapterOptions: {a: 1}}", warned, "sockets.adapterOptions"},
 		{"sockets: {url: 'redis://h'}", warned, "sockets.url"},
 		{"sockets: {db: 1}", warned, "sockets.db"},

@@ -31,6 +31,8 @@ const (
 	MySQLDefault    = "root@tcp(127.0.0.1:3306)/test"
 	RedisEnv        = "SKIFF_TEST_REDIS_ADDR"
 	RedisDefault    = "127.0.0.1:6379"
+	NATSEnv         = "SKIFF_TEST_NATS_URL"
+	NATSDefault     = "nats://127.0.0.1:4222"
 )
 
 func getenv(name, def string) string {
@@ -191,6 +193,25 @@ func Redis(t testing.TB) string {
 	}
 	return addr
 }
+
+// NATS returns the URL in SKIFF_TEST_NATS_URL once its server answers on
+// TCP.
+func NATS(t testing.TB) string {
+	t.Helper()
+	u := getenv(NATSEnv, NATSDefault)
+	p, err := url.Parse(u)
+	if err == nil {
+		err = dial(p.Host)
+	}
+	if err != nil {
+		unavailable(t, "NATS", NATSEnv, err)
+	}
+	return u
+}
+
+// Prefix returns a name no other test uses, for a test's own Redis channel
+// or NATS subject.
+func Prefix() string { return "skifftest" + randomHex(6) }
 
 func dial(addr string) error {
 	c, err := net.DialTimeout("tcp", addr, 2*time.Second)

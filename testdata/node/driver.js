@@ -3,7 +3,14 @@
 // socket.io clients, and prints what happened as JSON lines on stdout, for
 // acceptance_node_test.go to check.
 //
-// Usage: node driver.js <server url> < scenario.json
+// Usage: node driver.js <server url>[,<server url>...] < scenario.json
+//
+// Several URLs are instances of one app linked by a bus: a client with
+// "instance": i connects to the i-th (default the first), an HTTP step
+// with "instance": i goes to it (default the last). Then each client's
+// barrier is GET /__skiff_cluster_barrier?token=n, whose handler sends the
+// client a "__barrier" event {token: n} from every instance; the client
+// waits for all of them (each instance's messages arrive in order).
 //
 // The scenario (written by the Go test) names the clients and the steps:
 //
@@ -88,11 +95,17 @@ function withTimeout(what, promise) {
 class Client {
   // cookie, when given, is sent with the handshake: the way sails.io.js
   // documents for Node (initialConnectionHeaders) to share an HTTP session.
-  constructor(name, spec, url, eventNames, cookie) {
+  constructor(name, spec, url, eventNames, cookie, instances) {
     this.name = name;
     this.stack = spec.stack;
     this.events = [];
-    const record = (event, data) => this.events.push({ event, data });
+    this.instances = instances || 1;
+    this.barrierSeq = 0;
+    this.barrierWait = null;
+    const record = (event, data) => {
+      if (event === '__barrier') return this.onBarrier(data);
+      this.events.push({ event, data });
+    };
     if (spec.stack === 'sails') {
       const io = sails(url);
       // The first sails client is io.socket, auto-connected; more sockets
@@ -105,7 +118,7 @@ class Client {
         this.socket = io.socket;
         this.socket._usedByDriver = true;
       }
-      for (const ev of eventNames) {
+      for (const ev of eventNames.concat(this.instances > 1 ? ['__barrier'] : [])) {
         this.socket.on(ev, (data) => record(ev, data));
       }
     } else if (spec.stack === 'v4') {
@@ -188,10 +201,25 @@ class Client {
   // drain waits until everything the server sent before now has arrived
   // (see the top of the file), then hands over the events received.
   async drain() {
-    await this.request('get', '/__skiff_acceptance_barrier');
+    if (this.instances > 1) {
+      const token = ++this.barrierSeq;
+      const arrived = new Promise((resolve) => { this.barrierWait = { token, left: this.instances, resolve }; });
+      await this.request('get', '/__skiff_cluster_barrier?token=' + token);
+      await withTimeout(this.name + ' waiting for every instance\'s barrier', arrived);
+    } else {
+      await this.request('get', '/__skiff_acceptance_barrier');
+    }
     const got = this.events;
     this.events = [];
     return got;
+  }
+
+  onBarrier(data) {
+    const w = this.barrierWait;
+    if (w && data && data.token === w.token && --w.left === 0) {
+      this.barrierWait = null;
+      w.resolve();
+    }
   }
 
   close() {
@@ -232,8 +260,13 @@ function bodyOf(ack) {
 }
 
 async function main() {
-  const base = process.argv[2];
-  if (!base) throw new Error('usage: node driver.js <server url> < scenario.json');
+  if (!process.argv[2]) throw new Error('usage: node driver.js <server url>[,<server url>...] < scenario.json');
+  const urls = process.argv[2].split(',');
+  const at = (i, def) => {
+    const u = urls[i === undefined ? def : i];
+    if (!u) throw new Error('no instance ' + i + ' (' + urls.length + ' URLs)');
+    return u;
+  };
   let input = '';
   for await (const chunk of process.stdin) input += chunk;
   const scenario = JSON.parse(input);
@@ -246,14 +279,14 @@ async function main() {
     if (spec.cookieFrom) {
       // As sails.io.js advises for Node: an HTTP request first, for the
       // session cookie (and here the JSON body's _csrf token, saved).
-      const res = await fetch(base + spec.cookieFrom);
+      const res = await fetch(at(spec.instance, 0) + spec.cookieFrom);
       const set = res.headers.get('set-cookie');
       if (!res.ok || !set) throw new Error(name + ': GET ' + spec.cookieFrom + ' answered ' + res.status + ' without a cookie');
       cookie = set.split(';')[0];
       const body = await res.json();
       if (spec.save) saved[spec.save] = body._csrf;
     }
-    clients[name] = new Client(name, spec, base, eventNames, cookie);
+    clients[name] = new Client(name, spec, at(spec.instance, 0), eventNames, cookie, urls.length);
   }
   for (const c of Object.values(clients)) {
     await c.connected();
@@ -272,7 +305,7 @@ async function main() {
       delete clients[step.client];
       ack = {};
     } else if (step.http) {
-      ack = await httpRequest(base, step.method, url, data);
+      ack = await httpRequest(at(step.instance, urls.length - 1), step.method, url, data);
     } else {
       const c = clients[step.client];
       if (!c) throw new Error('step ' + i + ': no client ' + step.client);
