@@ -322,6 +322,9 @@ func TestClusterBusOutage(t *testing.T) {
 					time.Sleep(20 * time.Millisecond)
 				}
 			}
+			if code := readyz(t, c.apps[0].srv.URL); code != http.StatusServiceUnavailable {
+				t.Errorf("GET /readyz during the outage = %d, want 503", code)
+			}
 			create("bob") // REST answers, B (local) is notified
 			lost := c.apps[1].Realtime()
 			for lost.Lost() == 0 {
@@ -345,7 +348,16 @@ func TestClusterBusOutage(t *testing.T) {
 			srv.start()
 			c.apps = append(c.apps, late)
 			c.waitReady(t)
+			if code := readyz(t, c.apps[0].srv.URL); code != http.StatusOK {
+				t.Errorf("GET /readyz after the bus came back = %d, want 200", code)
+			}
 			create("cy")
+			if st := c.apps[1].Realtime().BusStats(); !st.Configured || !st.Up || st.Published == 0 || st.Lost == 0 || st.Outages != 1 {
+				t.Errorf("B's bus counters = %+v, want configured, up, published > 0, lost > 0, one outage", st)
+			}
+			if st := c.apps[0].Realtime().BusStats(); st.Received == 0 {
+				t.Errorf("A's bus counters = %+v, want received > 0", st)
+			}
 			for i, cl := range []*sockettest.Client{a, b, l} {
 				if got := c.events(t, cl); len(got) != 1 || !strings.Contains(got[0], `"name":"cy"`) {
 					t.Errorf("socket %d after the bus came back: %q, want cy created (only)", i, got)
@@ -372,6 +384,17 @@ func TestClusterBusOutage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// readyz returns the status of GET /readyz on the instance at url.
+func readyz(t *testing.T, url string) int {
+	t.Helper()
+	resp, err := http.Get(url + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }
 
 // syncBuffer is a log destination safe for concurrent writes.

@@ -325,12 +325,16 @@ func (a *App) healthConfig() httpapi.Health {
 	return out
 }
 
-// ready is the readiness check: not shutting down, and every datastore
+// ready is the readiness check: not shutting down, the realtime bus (when
+// one is configured) connected, and every datastore
 // that can be pinged answers. The error is shown to the prober; the
 // datastore's own error, which may name hosts, goes to the log.
 func (a *App) ready(ctx context.Context) error {
 	if a.stopping.Load() {
 		return errors.New("shutting down")
+	}
+	if !a.hub.BusReady() {
+		return errors.New("the realtime bus is not connected")
 	}
 	for _, name := range a.Datastores() {
 		p, ok := a.opts.Datastores[name].(datastore.Pinger)

@@ -23,6 +23,7 @@ import (
 
 	"github.com/skiffhq/skiff"
 	"github.com/skiffhq/skiff/datastore"
+	"github.com/skiffhq/skiff/realtime"
 )
 
 // Collector records requests (it is a skiff.Observer) and, once Watch is
@@ -105,6 +106,33 @@ func (c *Collector) Watch(app *skiff.App) {
 			Help: "Sockets disconnected because their send queue was full (the message was dropped).",
 		}, func() float64 { return float64(hub.Stats().SlowDisconnects) }),
 	)
+	if hub.BusStats().Configured {
+		bus := func(f func(realtime.BusStats) uint64) func() float64 {
+			return func() float64 { return float64(f(hub.BusStats())) }
+		}
+		c.reg.MustRegister(
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Namespace: "skiff", Name: "bus_up", Help: "1 when the realtime bus carries messages both ways, else 0.",
+			}, func() float64 {
+				if hub.BusStats().Up {
+					return 1
+				}
+				return 0
+			}),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Namespace: "skiff", Name: "bus_published_total", Help: "Messages this instance handed to the realtime bus.",
+			}, bus(func(s realtime.BusStats) uint64 { return s.Published })),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Namespace: "skiff", Name: "bus_received_total", Help: "Messages other instances sent this one over the realtime bus.",
+			}, bus(func(s realtime.BusStats) uint64 { return s.Received })),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Namespace: "skiff", Name: "bus_lost_total", Help: "Messages that could not cross to the other instances (bus down or too slow).",
+			}, bus(func(s realtime.BusStats) uint64 { return s.Lost })),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Namespace: "skiff", Name: "bus_outages_total", Help: "Times the realtime bus was lost or unreachable at start.",
+			}, bus(func(s realtime.BusStats) uint64 { return s.Outages })),
+		)
+	}
 	for name, a := range app.DatastoreAdapters() {
 		ps, ok := a.(datastore.PoolStater)
 		if !ok {

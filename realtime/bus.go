@@ -84,9 +84,13 @@ type link struct {
 	node string
 	log  *slog.Logger
 
-	out   chan []byte
-	lost  atomic.Uint64 // messages that could not cross, ever
-	state atomic.Int32  // busStarting, busUp or busDown; written under mu
+	out  chan []byte
+	lost atomic.Uint64 // messages that could not cross, ever
+	// published, received and outages count, for metrics, the messages
+	// handed to the bus, those other instances sent here, and the times
+	// the bus was lost.
+	published, received, outages atomic.Uint64
+	state                        atomic.Int32 // busStarting, busUp or busDown; written under mu
 	// pubDown and subUp tell each side's health: the bus is up when the
 	// subscription is in place and publishing works.
 	pubDown atomic.Bool
@@ -129,8 +133,8 @@ func (l *link) dropped(err error) {
 	l.update(err)
 }
 
-// published records that publishing works (again).
-func (l *link) published() {
+// publishedOK records that publishing works (again).
+func (l *link) publishedOK() {
 	if l.pubDown.Load() {
 		l.pubDown.Store(false)
 		l.update(nil)
@@ -171,10 +175,12 @@ func (l *link) update(err error) {
 	case next == busUp:
 		l.log.Info("realtime: bus joined: notifications cross instances")
 	case prev == busUp:
+		l.outages.Add(1)
 		l.lostAtOutage = l.lost.Load()
 		l.log.Warn("realtime: bus lost: notifications to other instances are counted and dropped until it is back; local delivery goes on",
 			slog.Any("err", err))
 	default: // starting
+		l.outages.Add(1)
 		l.lostAtOutage = 0
 		l.log.Warn("realtime: bus unreachable at start: serving anyway; this instance joins the others when the bus is up",
 			slog.Any("err", err))
@@ -238,7 +244,8 @@ func (l *link) publish(ctx context.Context) {
 			cancel()
 			switch {
 			case err == nil:
-				l.published()
+				l.published.Add(1)
+				l.publishedOK()
 			case errors.Is(err, ErrTooLarge):
 				l.lost.Add(1)
 				l.log.Warn("realtime: a notification too large for the bus reached only this instance's sockets",
@@ -256,7 +263,10 @@ func (l *link) receive(ctx context.Context, deliver func([]byte)) {
 	defer l.done.Done()
 	backoff := minBackoff
 	for {
-		err := l.bus.Receive(ctx, func() { backoff = minBackoff; l.subscribed(true, nil) }, deliver)
+		err := l.bus.Receive(ctx, func() { backoff = minBackoff; l.subscribed(true, nil) }, func(b []byte) {
+			l.received.Add(1)
+			deliver(b)
+		})
 		if ctx.Err() != nil {
 			return
 		}

@@ -151,6 +151,30 @@ func (h *Hub) Lost() uint64 {
 	return h.link.lost.Load()
 }
 
+// BusStats are the counters of a Hub's bus since it started.
+type BusStats struct {
+	// Configured is false without a bus; the counters are then 0.
+	Configured bool
+	// Up tells whether the bus carries messages both ways now.
+	Up bool
+	// Published counts the messages handed to the bus, Received those
+	// other instances sent here, Lost those that could not cross, and
+	// Outages the times the bus was lost (or unreachable at start).
+	Published, Received, Lost, Outages uint64
+}
+
+// BusStats returns the bus's counters, for metrics.
+func (h *Hub) BusStats() BusStats {
+	if h.link == nil {
+		return BusStats{}
+	}
+	l := h.link
+	return BusStats{
+		Configured: true, Up: l.state.Load() == busUp,
+		Published: l.published.Load(), Received: l.received.Load(), Lost: l.lost.Load(), Outages: l.outages.Load(),
+	}
+}
+
 // BusReady reports whether the hub receives what other instances publish:
 // its bus subscription is in place. It is true without a bus.
 func (h *Hub) BusReady() bool { return h.link == nil || h.link.state.Load() == busUp }
