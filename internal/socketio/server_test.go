@@ -634,3 +634,62 @@ func TestMaxPerIP(t *testing.T) {
 	c.open(3)
 	h.next(t, "connect")
 }
+
+// TestConnectAfterOnConnect: a client learns it is connected only once
+// OnConnect has run (the hub knows the socket), and what is sent to the
+// socket while OnConnect runs follows the connect packet. Before, a
+// broadcast made as soon as the client saw "connected" could miss it.
+func TestConnectAfterOnConnect(t *testing.T) {
+	for _, eio := range []int{3, 4} {
+		t.Run(fmt.Sprintf("EIO=%d", eio), func(t *testing.T) {
+			entered, release := make(chan *socketio.Socket, 1), make(chan struct{})
+			var once sync.Once
+			releaseOnce := func() { once.Do(func() { close(release) }) }
+			h := newHarness(t, socketio.Options{OnConnect: func(s *socketio.Socket) {
+				entered <- s
+				<-release
+			}})
+			t.Cleanup(releaseOnce) // a failure must not leave OnConnect blocked
+			c := h.dial(t, eio)
+			if f := c.read(); !strings.HasPrefix(f, "0{") {
+				t.Fatalf("first frame = %q, want an open packet", f)
+			}
+			if eio == 4 {
+				c.write("40")
+			}
+			frames := make(chan string, 4)
+			go func() {
+				for {
+					_, b, err := c.c.Read(context.Background())
+					if err != nil {
+						close(frames)
+						return
+					}
+					frames <- string(b)
+				}
+			}()
+			s := <-entered
+			if err := s.EmitRaw("early", json.RawMessage(`1`)); err != nil {
+				t.Fatal(err)
+			}
+			// Nothing may reach the client while OnConnect runs. (A slow
+			// machine can only make this pass wrongly, never fail.)
+			select {
+			case f := <-frames:
+				t.Fatalf("client read %q while OnConnect was still running, want nothing yet", f)
+			case <-time.After(100 * time.Millisecond):
+			}
+			releaseOnce()
+			for _, want := range []string{"40", `42["early",1]`} {
+				select {
+				case f := <-frames:
+					if !strings.HasPrefix(f, want) {
+						t.Fatalf("client read %q, want %s...", f, want)
+					}
+				case <-time.After(5 * time.Second):
+					t.Fatalf("no %s frame within 5s", want)
+				}
+			}
+		})
+	}
+}

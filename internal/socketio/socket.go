@@ -41,6 +41,10 @@ type Socket struct {
 	queue   []*Packet
 	writing bool // under mu: a writer goroutine is running
 	closing bool // under mu: no more sends accepted; the writer ends the connection
+	// joining is set (under mu) while OnConnect runs: what is sent then
+	// waits in early, to follow the connect packet.
+	joining bool
+	early   []*Packet
 	// Set under mu before closing, read by the writer once it sees closing.
 	reason string
 	mode   closeMode
@@ -132,12 +136,22 @@ func (s *Socket) Send(p *Packet) error {
 		s.mu.Unlock()
 		return ErrClosed
 	}
-	if len(s.queue) >= s.srv.opts.SendQueue {
+	if s.joining {
+		s.early = append(s.early, p)
+		s.mu.Unlock()
+		return nil
+	}
+	return s.queueLocked(p)
+}
+
+// queueLocked queues ps, with mu held, and unlocks it.
+func (s *Socket) queueLocked(ps ...*Packet) error {
+	if len(s.queue)+len(ps) > s.srv.opts.SendQueue {
 		s.mu.Unlock()
 		s.closeWith(ReasonQueueFull, closeAbort, 0)
 		return ErrQueueFull
 	}
-	s.queue = append(s.queue, p)
+	s.queue = append(s.queue, ps...)
 	start := !s.writing
 	s.writing = true
 	s.mu.Unlock()
@@ -212,18 +226,33 @@ func (s *Socket) start() {
 	}
 }
 
-// join connects the socket to the default namespace.
+// join connects the socket to the default namespace. OnConnect runs
+// before the client is told it is connected, so that whatever is sent to
+// the socket once the client knows it is connected (a broadcast to the
+// rooms the socket's hub registration makes it reachable by) reaches it;
+// what is sent while OnConnect runs follows the connect packet.
 func (s *Socket) join(auth json.RawMessage) {
 	if s.connectTimer != nil {
 		s.connectTimer.Stop()
 		s.connectTimer = nil // an idle socket keeps only its heartbeat timer
 	}
 	s.auth = auth
-	s.sendFrame(connectFrame(s.eio, s.id))
+	s.mu.Lock()
+	s.joining = true
+	s.mu.Unlock()
 	s.connected.Store(true)
 	if f := s.srv.opts.OnConnect; f != nil {
 		f(s)
 	}
+	s.mu.Lock()
+	s.joining = false
+	early := s.early
+	s.early = nil
+	if s.closing {
+		s.mu.Unlock()
+		return
+	}
+	_ = s.queueLocked(append([]*Packet{newPacket(connectFrame(s.eio, s.id))}, early...)...)
 }
 
 // heartbeat runs on the EIO=4 timer: it pings, or closes the socket when the
