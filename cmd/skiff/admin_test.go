@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/skiffhq/skiff/internal/sockettest"
 )
@@ -16,7 +17,12 @@ func TestAdminListener(t *testing.T) {
 	dir := writeApp(t, "datastores: {default: {adapter: sails-disk, inMemoryOnly: true}}\n")
 	writeModel(t, dir, "pet", "attributes: {name: {type: string}}\n")
 	s := startServer(t, []string{"--app", dir, "--admin", "127.0.0.1:0"}, nil)
-	m := regexp.MustCompile(`admin: (http://\S+)/metrics`).FindStringSubmatch(s.stdout.String())
+	// The admin line follows the one startServer waited for.
+	rx := regexp.MustCompile(`admin: (http://\S+)/metrics`)
+	m := rx.FindStringSubmatch(s.stdout.String())
+	for deadline := time.Now().Add(10 * time.Second); m == nil && time.Now().Before(deadline); m = rx.FindStringSubmatch(s.stdout.String()) {
+		time.Sleep(10 * time.Millisecond)
+	}
 	if m == nil {
 		t.Fatalf("no admin address in:\n%s", s.stdout.String())
 	}
