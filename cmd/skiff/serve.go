@@ -56,7 +56,9 @@ func serve(ctx context.Context, args []string, environ []string, stdout, stderr 
 	if err != nil {
 		return err
 	}
-	opts.Logger = newLogger(stderr, opts.LogLevel, opts.LogFormat)
+	logs := newLogWriter(stderr)
+	defer logs.Flush()
+	opts.Logger = newLogger(logs, opts.LogLevel, opts.LogFormat)
 	opts.DropColumns = splitList(*drops)
 	if *host == "" {
 		*host = opts.Host
