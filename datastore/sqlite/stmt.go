@@ -124,15 +124,19 @@ func (r runner) query(ctx context.Context, query string, args []any) (*sql.Rows,
 	if err != nil {
 		return nil, err
 	}
+	var rows *sql.Rows
 	switch {
 	case r.tx != nil && s != nil:
-		return r.tx.StmtContext(ctx, s).QueryContext(ctx, args...)
-	case r.tx != nil:
-		return r.tx.QueryContext(ctx, query, args...)
+		rows, err = r.tx.StmtContext(ctx, s).QueryContext(ctx, args...)
 	case s != nil:
-		return s.QueryContext(ctx, args...)
+		rows, err = s.QueryContext(ctx, args...)
+	default:
+		return r.unprepared().QueryContext(ctx, query, args...)
 	}
-	return r.cache.db.QueryContext(ctx, query, args...)
+	if stmtClosed(err) {
+		return r.unprepared().QueryContext(ctx, query, args...)
+	}
+	return rows, err
 }
 
 func (r runner) exec(ctx context.Context, query string, args []any) (sql.Result, error) {
@@ -140,15 +144,40 @@ func (r runner) exec(ctx context.Context, query string, args []any) (sql.Result,
 	if err != nil {
 		return nil, err
 	}
+	var res sql.Result
 	switch {
 	case r.tx != nil && s != nil:
-		return r.tx.StmtContext(ctx, s).ExecContext(ctx, args...)
-	case r.tx != nil:
-		return r.tx.ExecContext(ctx, query, args...)
+		res, err = r.tx.StmtContext(ctx, s).ExecContext(ctx, args...)
 	case s != nil:
-		return s.ExecContext(ctx, args...)
+		res, err = s.ExecContext(ctx, args...)
+	default:
+		return r.unprepared().ExecContext(ctx, query, args...)
 	}
-	return r.cache.db.ExecContext(ctx, query, args...)
+	if stmtClosed(err) {
+		return r.unprepared().ExecContext(ctx, query, args...)
+	}
+	return res, err
+}
+
+// querier is what runs unprepared statements: the transaction or the pool.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+func (r runner) unprepared() querier {
+	if r.tx != nil {
+		return r.tx
+	}
+	return r.cache.db
+}
+
+// stmtClosed reports the error of a cached statement that a schema change
+// closed (forget) between the cache handing it out and its use: the
+// statement never ran, so it runs again unprepared. database/sql does not
+// export that error, hence the text.
+func stmtClosed(err error) bool {
+	return err != nil && err.Error() == "sql: statement is closed"
 }
 
 // execDDL runs a schema statement unprepared.
