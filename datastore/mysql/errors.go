@@ -8,6 +8,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/skiffhq/skiff/datastore"
 	"github.com/skiffhq/skiff/internal/sqlgen"
+	"github.com/skiffhq/skiff/model"
 )
 
 // Server error numbers the adapter tells apart.
@@ -17,6 +18,7 @@ const (
 	errDeadlock        = 1213 // ER_LOCK_DEADLOCK
 	errLockNoWait      = 3572 // ER_LOCK_NOWAIT (MySQL 8)
 	errRecordChanged   = 1020 // ER_CHECKREAD: MariaDB's snapshot isolation
+	errDataTooLong     = 1406 // ER_DATA_TOO_LONG: a string past an indexed VARCHAR(255)
 )
 
 // errNumber returns the server error number of err, or 0.
@@ -34,6 +36,16 @@ func errNumber(err error) uint16 {
 // the index table.index, MariaDB index alone.
 func classify(op string, d *sqlgen.Dialect, t *datastore.Table, err error) error {
 	var me *mysql.MySQLError
+	if errors.As(err, &me) && me.Number == errDataTooLong {
+		// The client's value, not the server, is at fault: a 400, as
+		// the other engines (whose strings have no length) never need.
+		code := model.CodeInvalidNewRecord
+		if op != "create" {
+			code = model.CodeInvalidValuesToSet
+		}
+		return &model.Error{Kind: model.Invalid, Code: code, Err: err, Msg: fmt.Sprintf(
+			"A value is too long for %s (%s): on MySQL an attribute that is unique or indexed holds at most 255 characters.", t.Name, me.Message)}
+	}
 	if !errors.As(err, &me) || me.Number != errDupEntry {
 		return fmt.Errorf("%s %s: %w", op, t.Name, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/skiffhq/skiff/datastore"
 	"github.com/skiffhq/skiff/datastore/mysql"
 	"github.com/skiffhq/skiff/internal/testenv"
+	"github.com/skiffhq/skiff/model"
 )
 
 // TestText checks what the collation must give: 4-byte characters stored
@@ -84,6 +85,12 @@ func TestText(t *testing.T) {
 	var ue *datastore.UniqueError
 	if !errors.As(err, &ue) || !cmp.Equal(ue.Columns, []string{"u"}) {
 		t.Errorf("Create(duplicate) = %v, want a UniqueError on [u]", err)
+	}
+	// An indexed string holds 255 characters: a longer one is the client's
+	// mistake (400), not a server failure.
+	_, err = db.Create(ctx, tbl, []datastore.Record{{"w": "x", "u": strings.Repeat("y", 256)}})
+	if model.KindOf(err) != model.Invalid {
+		t.Errorf("Create(256-character unique string) = %v, want an Invalid model.Error", err)
 	}
 }
 
