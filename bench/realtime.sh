@@ -7,7 +7,8 @@
 # the notifications delivered meanwhile) and its RSS, which do not depend on what else runs:
 #
 #   memory      MEM_WATCHERS sockets watch `product`; MEM_CREATES products created by
-#               TP_CREATORS clients as fast as answered; the server's RSS once all were delivered.
+#               TP_CREATORS clients as fast as answered; the server's RSS once all were delivered
+#               (and 3 s passed, as for idle), and its peak (VmHWM).
 #   saturation  SAT_WATCHERS sockets watch; TP_CREATORS creators as fast as answered for
 #               DURATION: CPU µs per delivery, p99 send→receipt, notifications lost.
 #   steady      STEADY_WATCHERS sockets watch; for each rate in STEADY_RATES creates/s: p99
@@ -139,7 +140,7 @@ for mode in $MODES; do
     start_server
     out=$("$work/rtload" -url "$url" -mode memory -watchers "$MEM_WATCHERS" -creators "$TP_CREATORS" -creates "$MEM_CREATES" -pid "$pid" | grep '^RESULT')
     echo "$out" >&2
-    rows+=("| memory | $MEM_WATCHERS watching | $(field creates "$out") by $TP_CREATORS creators | **server RSS $(( $(field rss_after_kb "$out") / 1024 )) MiB** after; $(field delivered "$out") of $(field expected "$out") delivered; $(cpu "$out") | ≤ 60 MiB | $(load) |")
+    rows+=("| memory | $MEM_WATCHERS watching | $(field creates "$out") by $TP_CREATORS creators | **server RSS $(( $(field rss_after_kb "$out") / 1024 )) MiB** after (peak $(( $(field rss_peak_kb "$out") / 1024 )) MiB); $(field delivered "$out") of $(field expected "$out") delivered; $(cpu "$out") | ≤ 60 MiB | $(load) |")
     stop_server
     ;;
   saturation)

@@ -15,7 +15,8 @@
 //	idle        connects -watchers sockets that watch and then sit idle;
 //	            reports the server's RSS growth per socket (-pid).
 //	memory      -creates records created as fast as the server answers;
-//	            reports the server's RSS once all were delivered (-pid).
+//	            reports the server's RSS once all were delivered and
+//	            -settle passed, and its peak RSS (-pid).
 //
 // With -pid, the load modes also report the server's CPU time (user +
 // system, from /proc/PID/stat) from the start of the measured window until
@@ -90,7 +91,7 @@ func main() {
 	flag.DurationVar(&c.duration, "duration", 10*time.Second, "measured creation time")
 	flag.DurationVar(&c.warmup, "warmup", time.Second, "creation time before measuring")
 	flag.DurationVar(&c.drain, "drain", 10*time.Second, "longest wait for the last notifications")
-	flag.DurationVar(&c.settle, "settle", 3*time.Second, "idle: wait before reading the server's RSS")
+	flag.DurationVar(&c.settle, "settle", 3*time.Second, "idle, memory: wait before reading the server's RSS")
 	flag.IntVar(&c.dialers, "dialers", 32, "sockets connecting at once")
 	flag.IntVar(&c.pid, "pid", 0, "idle: the server's process id (its /proc/PID/status VmRSS is read)")
 	flag.BoolVar(&c.noWatch, "nowatch", false, "idle: connect only, do not watch")
@@ -440,9 +441,15 @@ func runLoad(c config) error {
 	if err != nil {
 		return err
 	}
-	var rssAfter int64
+	var rssAfter, rssPeak int64
 	if c.pid > 0 {
+		if c.mode == "memory" {
+			time.Sleep(c.settle) // as idle mode: the runtime returns a burst's garbage to the OS in the background
+		}
 		if rssAfter, err = rss(c.pid); err != nil {
+			return err
+		}
+		if rssPeak, err = procStatus(c.pid, "VmHWM:"); err != nil {
 			return err
 		}
 	}
@@ -470,7 +477,7 @@ func runLoad(c config) error {
 			kv{"cpu_us_per_delivery", fmt.Sprintf("%.2f", float64((cpu1.server-cpu0.server)/time.Microsecond)/float64(max(received-r0, 1)))},
 			kv{"rtload_cpu_s", fmt.Sprintf("%.2f", (cpu1.self - cpu0.self).Seconds())},
 			kv{"span_s", fmt.Sprintf("%.2f", cpu1.at.Sub(cpu0.at).Seconds())},
-			kv{"rss_after_kb", rssAfter})
+			kv{"rss_after_kb", rssAfter}, kv{"rss_peak_kb", rssPeak})
 	}
 	{
 		var send, created []int32
@@ -544,17 +551,21 @@ func runIdle(c config) error {
 }
 
 // rss reads VmRSS (KiB) of process pid.
-func rss(pid int) (int64, error) {
+func rss(pid int) (int64, error) { return procStatus(pid, "VmRSS:") }
+
+// procStatus reads a size (KiB) from /proc/PID/status, such as VmRSS or
+// VmHWM (the peak RSS).
+func procStatus(pid int, key string) (int64, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0, fmt.Errorf("server RSS: %w", err)
+		return 0, fmt.Errorf("server %s %w", key, err)
 	}
 	for line := range strings.SplitSeq(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+		if rest, ok := strings.CutPrefix(line, key); ok {
 			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
 		}
 	}
-	return 0, fmt.Errorf("server RSS: no VmRSS in /proc/%d/status", pid)
+	return 0, fmt.Errorf("server RSS: no %s in /proc/%d/status", key, pid)
 }
 
 type kv struct {
