@@ -130,7 +130,7 @@ cpu() {
   local span rt
   span=$(field span_s "$1")
   rt=$(field rtload_cpu_s "$1")
-  echo "**$(field cpu_us_per_delivery "$1") µs server CPU/delivery** ($(field server_cpu_s "$1") s over ${span} s; rtload $(awk -v a="$rt" -v b="$span" 'BEGIN{printf "%.2f", a/b}') cores)"
+  echo "**$(field cpu_us_per_delivery "$1") µs server CPU/delivery** ($(field server_cpu_s "$1") s over ${span} s; $(field writes_per_delivery "$1") writes/delivery; rtload $(awk -v a="$rt" -v b="$span" 'BEGIN{printf "%.2f", a/b}') cores)"
 }
 
 rows=()

@@ -22,7 +22,9 @@
 // system, from /proc/PID/stat) from the start of the measured window until
 // every notification arrived, divided by the notifications delivered in
 // that span: CPU µs per delivery, which does not depend on what else runs
-// on the machine. They report rtload's own CPU use too.
+// on the machine, and the server's write system calls (/proc/PID/io syscw)
+// per delivery: below 1 when notifications share writes. They report
+// rtload's own CPU use too.
 //
 // Latency is measured twice for each notification a watcher reads, both
 // on this machine's clocks:
@@ -475,6 +477,7 @@ func runLoad(c config) error {
 		res = append(res,
 			kv{"server_cpu_s", fmt.Sprintf("%.2f", (cpu1.server - cpu0.server).Seconds())},
 			kv{"cpu_us_per_delivery", fmt.Sprintf("%.2f", float64((cpu1.server-cpu0.server)/time.Microsecond)/float64(max(received-r0, 1)))},
+			kv{"writes_per_delivery", fmt.Sprintf("%.3f", float64(cpu1.writes-cpu0.writes)/float64(max(received-r0, 1)))},
 			kv{"rtload_cpu_s", fmt.Sprintf("%.2f", (cpu1.self - cpu0.self).Seconds())},
 			kv{"span_s", fmt.Sprintf("%.2f", cpu1.at.Sub(cpu0.at).Seconds())},
 			kv{"rss_after_kb", rssAfter}, kv{"rss_peak_kb", rssPeak})
@@ -588,6 +591,7 @@ func printResult(res []kv) {
 type cpu struct {
 	server, self time.Duration
 	at           time.Time
+	writes       int64 // the server's write system calls (syscw)
 }
 
 func cpuTimes(pid int) (cpu, error) {
@@ -597,7 +601,10 @@ func cpuTimes(pid int) (cpu, error) {
 		return c, err
 	}
 	if pid > 0 {
-		c.server, err = procCPU(strconv.Itoa(pid))
+		if c.server, err = procCPU(strconv.Itoa(pid)); err != nil {
+			return c, err
+		}
+		c.writes, err = procWrites(pid)
 	}
 	return c, err
 }
@@ -627,4 +634,19 @@ func procCPU(pid string) (time.Duration, error) {
 		ticks += n
 	}
 	return time.Duration(ticks) * (time.Second / 100), nil
+}
+
+// procWrites reads the count of write system calls (write, writev, …) of
+// process pid from /proc/PID/io.
+func procWrites(pid int) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		return 0, fmt.Errorf("process writes: %w", err)
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "syscw:"); ok {
+			return strconv.ParseInt(strings.TrimSpace(rest), 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("process writes: no syscw in /proc/%d/io", pid)
 }
