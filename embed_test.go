@@ -190,3 +190,22 @@ func TestUnknownRouteTargetStopsStart(t *testing.T) {
 		t.Errorf("New with a route to an unknown action = %v, want an error naming it", err)
 	}
 }
+
+// TestNewNamesWhatIsNotLinked: a bus or session adapter that needs a client
+// the embedding API does not link is refused with where to get it, not
+// ignored.
+func TestNewNamesWhatIsNotLinked(t *testing.T) {
+	for _, opts := range []skiff.Options{
+		{Sockets: skiff.Sockets{Adapter: "redis"}},
+		{Sockets: skiff.Sockets{Adapter: "nats"}},
+		{Session: skiff.SessionOptions{Adapter: "redis", URL: "redis://127.0.0.1:6379"}},
+	} {
+		a, err := skiff.New(t.Context(), opts)
+		if err == nil {
+			a.Close()
+		}
+		if err == nil || !strings.Contains(err.Error(), "app.Connect") {
+			t.Errorf("New(sockets %q, session %q): error %v, want one saying app.Connect opens it", opts.Sockets.Adapter, opts.Session.Adapter, err)
+		}
+	}
+}
