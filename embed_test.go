@@ -209,3 +209,43 @@ func TestNewNamesWhatIsNotLinked(t *testing.T) {
 		}
 	}
 }
+
+// TestNewLeavesModelsAsWritten: New resolves copies of the caller's
+// models, so the same definitions can build a second app (another
+// environment, another datastore) unchanged.
+func TestNewLeavesModelsAsWritten(t *testing.T) {
+	ctx := t.Context()
+	parse := func(id string, attrs map[string]any) *model.Model {
+		m, err := model.Parse(id, "embed_test.go", map[string]any{"attributes": attrs}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	id := map[string]any{"type": "number", "autoIncrement": true}
+	owner := parse("owner", map[string]any{"id": id, "pets": map[string]any{"collection": "pet", "via": "owner"}})
+	pet := parse("pet", map[string]any{"id": id, "owner": map[string]any{"model": "owner"}})
+	db, err := sqlite.Open(ctx, datastore.Config{Name: "default", URL: ":memory:"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := skiff.New(ctx, skiff.Options{Models: []*model.Model{owner, pet}, Datastores: map[string]datastore.Adapter{"default": db}})
+	if err != nil {
+		db.Close()
+		t.Fatal(err)
+	}
+	defer app.Close()
+	for _, m := range []*model.Model{owner, pet} {
+		if m.Migrate != "" {
+			t.Errorf("%s: migrate %q after New, want it unset as written", m.Identity, m.Migrate)
+		}
+		for name, a := range m.Attributes {
+			if a.Assoc != nil {
+				t.Errorf("%s.%s: resolved after New (Assoc set), want it as written", m.Identity, name)
+			}
+		}
+	}
+	if got := app.Models()[1].Attributes["owner"].Assoc; got == nil {
+		t.Errorf("the app's own pet.owner is unresolved")
+	}
+}

@@ -93,6 +93,7 @@ func DescribeAPI(opts Options) ([]byte, error) {
 	if opts.Blueprints != nil {
 		bp = *opts.Blueprints
 	}
+	ownModels(&opts)
 	schema, err := model.NewSchema(opts.Models)
 	if err != nil {
 		return nil, err

@@ -83,7 +83,7 @@ func New(ctx context.Context, opts Options) (_ *App, err error) {
 	if opts.Blueprints != nil {
 		bp = *opts.Blueprints
 	}
-	applyMigrateDefaults(&opts)
+	ownModels(&opts)
 	format, err := blueprint.ParseNotificationFormat(string(bp.NotificationFormat))
 	if err != nil {
 		return nil, fmt.Errorf("blueprints.notificationFormat: %w", err)

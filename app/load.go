@@ -81,8 +81,7 @@ func Load(ctx context.Context, dir, env string, environ []string) (*skiff.Option
 		return nil, err
 	}
 	if err := Connect(ctx, opts); err != nil {
-		closeDatastores(opts.Datastores)
-		return nil, err
+		return nil, errors.Join(err, closeDatastores(opts.Datastores))
 	}
 	return opts, nil
 }
@@ -237,14 +236,12 @@ func openDatastores(ctx context.Context, dir string, opts *skiff.Options, config
 		adapter, _ := dc["adapter"].(string)
 		open, ok := openers[adapter]
 		if !ok {
-			closeDatastores(opts.Datastores)
-			return fmt.Errorf("datastore %s: unknown adapter %q (use sqlite, postgres or mysql)", name, adapter)
+			return errors.Join(fmt.Errorf("datastore %s: unknown adapter %q (use sqlite, postgres or mysql)", name, adapter), closeDatastores(opts.Datastores))
 		}
 		url, _ := dc["url"].(string)
 		a, err := open(ctx, datastore.Config{Name: name, Adapter: adapter, URL: url, Dir: dir, Options: dc})
 		if err != nil {
-			closeDatastores(opts.Datastores)
-			return fmt.Errorf("open datastore %s: %w", name, err)
+			return errors.Join(fmt.Errorf("open datastore %s: %w", name, err), closeDatastores(opts.Datastores))
 		}
 		opts.Datastores[name] = a
 	}
@@ -384,10 +381,14 @@ func busConfig(c map[string]any, so *skiff.Sockets) error {
 	return nil
 }
 
-// closeDatastores closes stores after a failed load; the load's own error
-// is what the caller needs, so theirs are dropped.
-func closeDatastores(stores map[string]datastore.Adapter) {
-	for _, s := range stores {
-		_ = s.Close()
+// closeDatastores closes stores after a failed load and returns what
+// failed, to join to the load's own error.
+func closeDatastores(stores map[string]datastore.Adapter) error {
+	var errs []error
+	for name, s := range stores {
+		if err := s.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close datastore %s: %w", name, err))
+		}
 	}
+	return errors.Join(errs...)
 }
