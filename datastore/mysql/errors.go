@@ -115,8 +115,8 @@ func errColumn(msg string) string {
 		return ""
 	}
 	rest, _, _ = strings.Cut(rest, " at row ")
-	if i := strings.LastIndex(rest, "."); i >= 0 && strings.HasSuffix(rest, "`") {
-		rest = rest[i+1:]
+	if i := strings.LastIndex(rest, "`.`"); i >= 0 {
+		rest = rest[i+2:]
 	}
 	return strings.Trim(rest, "'`")
 }
