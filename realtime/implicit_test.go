@@ -338,6 +338,14 @@ func runImplicitSequence(t *testing.T, seed uint64, steps int, models []*model.M
 		}
 		checkRooms(t, h, ref, fail)
 	}
+	// Once every socket is gone, nothing is left: no record room kept
+	// alive by an introduction or by a socket that left it.
+	for _, s := range sockets() {
+		h.Unregister(s)
+	}
+	if n := realtime.RoomCount(h); n != 0 {
+		fail("%d rooms left after every socket disconnected", n)
+	}
 }
 
 func checkRooms(t *testing.T, h *realtime.Hub, ref *explicitRooms, fail func(string, ...any)) {
@@ -387,7 +395,8 @@ func joinLines(lines []string) string {
 }
 
 // TestIntroduceCostsNoMemoryPerWatcher checks that a create's introduction
-// allocates the same few hundred bytes with 1,000 watchers as with 10.
+// allocates the same few hundred bytes with 1,000 watchers as with 10, and
+// that destroying the records leaves nothing of them.
 func TestIntroduceCostsNoMemoryPerWatcher(t *testing.T) {
 	user, err := model.Parse("user", "user.yaml", map[string]any{"attributes": map[string]any{
 		"id": map[string]any{"type": "number", "autoIncrement": true}}}, nil)
@@ -420,7 +429,14 @@ func TestIntroduceCostsNoMemoryPerWatcher(t *testing.T) {
 		if got := len(h.Members(realtime.RecordRoom("user", float64(creates)))); got != n {
 			t.Fatalf("%d watchers: the last record has %d subscribers", n, got)
 		}
-		runtime.KeepAlive(h)
+		for id := range creates {
+			if err := h.Retire("user", float64(id+1)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := realtime.RoomCount(h); got != n+1 {
+			t.Errorf("%d watchers: %d rooms once the records were destroyed, want theirs and the watch room", n, got)
+		}
 	}
 	t.Logf("bytes allocated per create: %v", perCreate)
 	if perCreate[1000] > 1024 || perCreate[1000] > 2*perCreate[10]+256 {
