@@ -48,7 +48,7 @@ func ownedClosers(opts *Options) []io.Closer {
 }
 
 // storeCloser is s.Store when it can be closed, else nil.
-func storeCloser(s SessionOptions) io.Closer {
+func storeCloser(s SessionSettings) io.Closer {
 	if s.Disabled {
 		return nil
 	}

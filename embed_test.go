@@ -39,7 +39,7 @@ func newNoteApp(t testing.TB, opts skiff.Options) *httptest.Server {
 		// Production only starts with migrate: safe, so a development app
 		// creates the table first; it also wants a session secret and a
 		// socket origin policy.
-		if _, err := skiff.New(ctx, skiff.Options{Models: opts.Models, Datastores: opts.Datastores, Session: skiff.SessionOptions{Disabled: true}}); err != nil {
+		if _, err := skiff.New(ctx, skiff.Options{Models: opts.Models, Datastores: opts.Datastores, Session: skiff.SessionSettings{Disabled: true}}); err != nil {
 			t.Fatal(err)
 		}
 		note.Migrate = model.MigrateSafe
@@ -198,7 +198,7 @@ func TestNewNamesWhatIsNotLinked(t *testing.T) {
 	for _, opts := range []skiff.Options{
 		{Sockets: skiff.Sockets{Adapter: "redis"}},
 		{Sockets: skiff.Sockets{Adapter: "nats"}},
-		{Session: skiff.SessionOptions{Adapter: "redis", URL: "redis://127.0.0.1:6379"}},
+		{Session: skiff.SessionSettings{Adapter: "redis", URL: "redis://127.0.0.1:6379"}},
 	} {
 		a, err := skiff.New(t.Context(), opts)
 		if err == nil {

@@ -133,14 +133,14 @@ func New(ctx context.Context, opts Options) (_ *App, err error) {
 	// The description is set once the route table it describes is built.
 	var doc []byte
 	var docHandler http.Handler
-	if opts.OpenAPI.served(opts.Env) {
+	if opts.OpenAPI.Served(opts.Env) {
 		docHandler = documentHandler(&doc)
 	}
 	hcfg := httpapi.Config{
 		Production:   opts.Env == "production",
 		Models:       schema.Models(),
 		Service:      svc,
-		Blueprints:   httpBlueprints(bp),
+		Blueprints:   bp,
 		Routes:       httpRoutes(&opts, docHandler),
 		Actions:      opts.Actions,
 		BodyLimit:    opts.BodyLimit,
