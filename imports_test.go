@@ -20,10 +20,13 @@ var allowedImports = map[string][]string{
 	"model":              {},
 	"criteria":           {"model"},
 	"datastore":          {"model", "criteria"},
-	"datastore/sqlite":   {"model", "criteria", "datastore", "internal/sqlgen"},
-	"datastore/postgres": {"model", "criteria", "datastore", "internal/sqlgen"},
+	"datastore/sqlite":   {"model", "criteria", "datastore", "internal/sqlgen", "datastore/internal/schemaplan"},
+	"datastore/postgres": {"model", "criteria", "datastore", "internal/sqlgen", "datastore/internal/schemaplan"},
+	"datastore/mysql":    {"model", "criteria", "datastore", "internal/sqlgen", "datastore/internal/schemaplan"},
 	"internal/sqlgen":    {"model", "criteria", "datastore"},
-	"orm":                {"model", "criteria", "datastore"},
+	// The plan the SQL adapters share knows their SQL, not the adapters.
+	"datastore/internal/schemaplan": {"datastore", "internal/sqlgen"},
+	"orm":                           {"model", "criteria", "datastore"},
 	// blueprint declares its own notifier so that it never depends on realtime.
 	"blueprint": {"model", "criteria", "orm"},
 	// The wire protocol knows nothing of Sails.
