@@ -8,7 +8,6 @@ import (
 
 	"github.com/skiffhq/skiff/blueprint"
 	"github.com/skiffhq/skiff/datastore"
-	"github.com/skiffhq/skiff/internal/config"
 	"github.com/skiffhq/skiff/model"
 	"github.com/skiffhq/skiff/settings"
 )
@@ -143,7 +142,7 @@ type Options struct {
 }
 
 // LevelSilent is the log level of log.level: silent: no record reaches it.
-const LevelSilent = config.LevelSilent
+const LevelSilent = settings.LevelSilent
 
 // Policy guards actions (Sails' api/policies): it calls next to let the
 // request through, or answers it itself to refuse it, typically with

@@ -5,7 +5,10 @@
 package settings
 
 import (
+	"log/slog"
+	"math"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/alexedwards/scs/v2"
@@ -260,3 +263,19 @@ type PolicyRule struct {
 // wildcards ("user/*", "*") mapped to their rule; the most specific key
 // wins. Keys and policy names match case-insensitively.
 type PolicyRules map[string]PolicyRule
+
+// LevelSilent is the log level of log.level: silent; no record reaches it.
+const LevelSilent = slog.Level(math.MaxInt32)
+
+// builtinMiddleware are the names Sails gives its own HTTP middleware (1.x,
+// and the 0.12 names an older config/http.js still lists). Skiff runs its
+// own equivalents in a fixed order; see docs/config.md.
+var builtinMiddleware = []string{
+	"cookieParser", "session", "bodyParser", "compress", "poweredBy", "router", "www", "favicon",
+	"startRequestTimer", "handleBodyParserError", "methodOverride", "$custom", "404", "500",
+}
+
+// IsBuiltinMiddleware reports whether name is one of Sails' built-in HTTP
+// middleware names, which http.middleware.order may list without a Go
+// middleware registered under it.
+func IsBuiltinMiddleware(name string) bool { return slices.Contains(builtinMiddleware, name) }
