@@ -38,6 +38,9 @@ var allowedImports = map[string][]string{
 	"internal/reqlog": {"internal/socketctx"},
 	// Static files know nothing of routes, sessions or sockets.
 	"internal/assets": {},
+	// The settings' declarations are a leaf: config loading, the root and
+	// the internal layers all import them.
+	"settings": {"blueprint", "realtime"},
 }
 
 // TestImportGraph fails when a package imports a package of this module that

@@ -187,7 +187,7 @@ func DefaultBlueprints(env string) Blueprints {
 type Route struct {
 	Method, Path string
 	// Action is an action identity: a blueprint action such as "user/find"
-	// or the identity of one of Options.Actions.
+	// or the identity of one of skiff.Options.Actions.
 	Action string
 	// Handler serves the route directly.
 	Handler http.Handler
