@@ -238,7 +238,7 @@ func admit(so Sockets) func(r *http.Request) error {
 
 // Realtime returns the app's rooms and pub/sub: Go code subscribes sockets
 // and publishes messages through it. realtime.SocketID(r.Context()) gives
-// the socket of a virtual request. With Sockets.Adapter set, Serve starts
+// the socket of a virtual request. With Sockets.Bus set, Serve starts
 // its bus; an app served through Handler by another server calls
 // Realtime().Start itself.
 func (a *App) Realtime() *realtime.Hub { return a.hub }
