@@ -17,12 +17,12 @@ import (
 	"github.com/skiffhq/skiff/realtime"
 )
 
-// Session configures sessions (the session section). The zero value gives Sails' defaults:
-// an in-memory store and a sails.sid cookie.
+// Session configures sessions (the session section). The zero value gives
+// Sails' defaults: an in-memory store and a sails.sid cookie.
 type Session struct {
-	// Disabled turns sessions off. skiff.New then refuses CSRF (the secret lives
-	// in the session), and a route with the option csrf: true refuses every
-	// POST, PUT, PATCH and DELETE.
+	// Disabled turns sessions off. skiff.New then refuses CSRF (the secret
+	// lives in the session), and a route with the option csrf: true refuses
+	// every POST, PUT, PATCH and DELETE.
 	Disabled bool
 	// Name is the cookie name; empty means "sails.sid".
 	Name string
@@ -128,14 +128,13 @@ type Sockets struct {
 	Prefix string
 	// Bus, when set, is the bus itself, overriding Adapter; the redis and
 	// nats adapters need it (package skiff links neither client: app.Load
-	// and app.Connect open it). skiff.New takes it over: App.Close, or a failed
-	// New, closes it.
+	// and app.Connect open it). skiff.New takes it over: App.Close, or a
+	// failed New, closes it.
 	Bus realtime.Bus
 }
 
 // Server tunes the http.Server that skiff.App.Serve runs (the http
-// section's server limits); zero values mean
-// the defaults given.
+// section's server limits); zero values mean the defaults given.
 type Server struct {
 	// ReadHeaderTimeout bounds reading a request's headers (10 s).
 	ReadHeaderTimeout time.Duration
