@@ -1,0 +1,384 @@
+package skifftest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skiffhq/skiff"
+	"github.com/skiffhq/skiff/internal/sockettest"
+)
+
+// Transports are the ways RunCorpus sends a case's requests, each a
+// subtest of the case.
+var transports = []string{"http", "socket"}
+
+// waitTimeout bounds one request or one barrier; it only ends a hung
+// test, it measures nothing.
+const waitTimeout = 30 * time.Second
+
+// RunCorpus runs every case file matching pattern (filepath.Glob, e.g.
+// "testdata/conformance/*.txtar") as a subtest named after the file, with
+// a subtest per transport: "http" sends the requests over HTTP, "socket"
+// as sails.io.js virtual requests over a socket. open returns the Options
+// of the app folder a case names, on empty datastores: it is called once
+// per case and transport (skifftest.Load with a fresh database URL in its
+// environ is the usual body), so every run starts from empty tables.
+// The package doc describes the file format.
+func RunCorpus(t *testing.T, pattern string, open func(t *testing.T, appDir string) skiff.Options) {
+	t.Helper()
+	files, err := filepath.Glob(pattern)
+	if err != nil {
+		t.Fatalf("skifftest: corpus %s: %v", pattern, err)
+	}
+	if len(files) == 0 {
+		t.Fatalf("skifftest: corpus %s: no files", pattern)
+	}
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+		t.Run(name, func(t *testing.T) {
+			c, err := ParseCase(file)
+			if err != nil {
+				t.Fatalf("skifftest: %v", err)
+			}
+			for _, tr := range transports {
+				t.Run(tr, func(t *testing.T) {
+					_, srv := Serve(t, open(t, c.App))
+					r := newCaseRun(t, file, srv, tr == "socket")
+					r.run(c)
+				})
+			}
+		})
+	}
+}
+
+// caseRun is one run of a case over one transport.
+type caseRun struct {
+	t    *testing.T
+	file string
+	srv  *httptest.Server
+	http *http.Client
+	// self is the socket under test in a socket run, else nil.
+	self    *sockettest.Client
+	sockets map[string]*sockettest.Client
+	vars    map[string]string
+}
+
+func newCaseRun(t *testing.T, file string, srv *httptest.Server, overSocket bool) *caseRun {
+	jar, _ := cookiejar.New(nil)
+	client := srv.Client()
+	client.Jar = jar
+	r := &caseRun{t: t, file: file, srv: srv, http: client, sockets: map[string]*sockettest.Client{}, vars: map[string]string{}}
+	if overSocket {
+		r.self = r.dial("the socket under test")
+	}
+	return r
+}
+
+func (r *caseRun) dial(name string) *sockettest.Client {
+	ctx, cancel := context.WithTimeout(r.t.Context(), waitTimeout)
+	defer cancel()
+	c, err := sockettest.Dial(ctx, r.srv.URL, sockettest.Options{})
+	if err != nil {
+		r.t.Fatalf("skifftest: connect %s: %v", name, err)
+	}
+	r.t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// answer is a response, whatever carried it.
+type answer struct {
+	status int
+	header http.Header
+	// body is the body as sent; text is set instead when it is not JSON.
+	body []byte
+	text *string
+}
+
+func (r *caseRun) run(c *Case) {
+	for _, name := range c.Sockets {
+		r.sockets[name] = r.dial("socket " + name)
+	}
+	for i := range c.Steps {
+		s := r.expand(c.Steps[i])
+		where := fmt.Sprintf("%s:%d: %s %s", filepath.Base(r.file), s.Line, s.Method, s.Path)
+		a, err := r.send(s)
+		if err != nil {
+			r.t.Fatalf("%s: %v", where, err)
+		}
+		if a.status != s.Status {
+			r.t.Fatalf("%s: status %d, want %d; body %s", where, a.status, s.Status, a.show())
+		}
+		r.checkHeader(where, s, a)
+		r.checkBody(where, s.Want, a)
+		if s.Save != "" {
+			r.save(where, s.Save, a)
+		}
+		r.checkEvents(where, s)
+	}
+}
+
+// varRE matches a {name} reference to a saved id.
+var varRE = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// expand replaces {name} by the ids saved so far.
+func (r *caseRun) expand(s Step) Step {
+	sub := func(in string) string {
+		return varRE.ReplaceAllStringFunc(in, func(m string) string {
+			if v, ok := r.vars[m[1:len(m)-1]]; ok {
+				return v
+			}
+			return m
+		})
+	}
+	subBytes := func(b []byte) []byte {
+		if b == nil {
+			return nil
+		}
+		return []byte(sub(string(b)))
+	}
+	s.Path = sub(s.Path)
+	s.Body = subBytes(s.Body)
+	s.Want = subBytes(s.Want)
+	h := http.Header{}
+	for k, vs := range s.Header {
+		for _, v := range vs {
+			h.Add(k, sub(v))
+		}
+	}
+	s.Header = h
+	events := make([]Event, len(s.Events))
+	for i, e := range s.Events {
+		e.Want = subBytes(e.Want)
+		events[i] = e
+	}
+	s.Events = events
+	return s
+}
+
+// send sends the step's request over the transport it names. In a socket
+// run a request that a sails.io.js socket cannot carry goes over HTTP:
+// its data is always JSON (the server reads it as application/json).
+func (r *caseRun) send(s Step) (answer, error) {
+	switch {
+	case s.Via != "":
+		return r.sendSocket(r.sockets[s.Via], s)
+	case r.self != nil && socketCarries(s):
+		a, err := r.sendSocket(r.self, s)
+		r.drain(r.self)
+		return a, err
+	}
+	return r.sendHTTP(s)
+}
+
+// socketCarries reports whether a virtual request can carry s: its body,
+// if any, is JSON and its Content-Type, if set, says so.
+func socketCarries(s Step) bool {
+	if ct := s.Header.Get("Content-Type"); ct != "" {
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+			return false
+		}
+	}
+	return s.Body == nil || json.Valid(s.Body)
+}
+
+func (r *caseRun) sendHTTP(s Step) (answer, error) {
+	var body io.Reader
+	if s.Body != nil {
+		body = bytes.NewReader(s.Body)
+	}
+	ctx, cancel := context.WithTimeout(r.t.Context(), waitTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, s.Method, r.srv.URL+s.Path, body)
+	if err != nil {
+		return answer{}, err
+	}
+	for k, vs := range s.Header {
+		req.Header[k] = vs
+	}
+	if s.Body != nil && req.Header.Get("Content-Type") == "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := r.http.Do(req)
+	if err != nil {
+		return answer{}, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return answer{}, fmt.Errorf("read the answer: %w", err)
+	}
+	a := answer{status: resp.StatusCode, header: resp.Header, body: raw}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); len(raw) > 0 && !strings.HasSuffix(mt, "json") {
+		text := string(raw)
+		a.text, a.body = &text, nil
+	}
+	return a, nil
+}
+
+func (r *caseRun) sendSocket(c *sockettest.Client, s Step) (answer, error) {
+	var data any
+	if s.Body != nil {
+		data = json.RawMessage(s.Body)
+	}
+	ctx, cancel := context.WithTimeout(r.t.Context(), waitTimeout)
+	defer cancel()
+	jwr, err := c.RequestWithHeaders(ctx, s.Method, s.Path, data, flatten(s.Header))
+	if err != nil {
+		return answer{}, err
+	}
+	a := answer{status: jwr.StatusCode, header: http.Header{}, body: jwr.Body}
+	for k, v := range jwr.Headers {
+		a.header.Set(k, v)
+	}
+	// A body that is not JSON comes as a JSON string: compare its text.
+	var text string
+	if len(jwr.Body) > 0 && jwr.Body[0] == '"' && json.Unmarshal(jwr.Body, &text) == nil {
+		a.text, a.body = &text, nil
+	}
+	return a, nil
+}
+
+func flatten(h http.Header) map[string]string {
+	out := map[string]string{}
+	for k := range h {
+		out[k] = h.Get(k)
+	}
+	return out
+}
+
+// socketHidden are headers a virtual request's answer never carries: the
+// body is in the ack itself and cookies stay with the server's side of
+// the socket (docs/differences.md).
+var socketHidden = map[string]bool{"Content-Type": true, "Content-Length": true, "Set-Cookie": true}
+
+func (r *caseRun) checkHeader(where string, s Step, a answer) {
+	overSocket := s.Via != "" || (r.self != nil && socketCarries(s))
+	for k, want := range s.WantHeader {
+		k = http.CanonicalHeaderKey(k)
+		if overSocket && socketHidden[k] {
+			continue
+		}
+		if got := a.header.Values(k); strings.Join(got, ", ") != strings.Join(want, ", ") {
+			r.t.Errorf("%s: header %s = %q, want %q", where, k, got, want)
+		}
+	}
+}
+
+func (r *caseRun) checkBody(where string, want []byte, a answer) {
+	if want == nil {
+		return
+	}
+	if !json.Valid(want) {
+		if a.text == nil || *a.text != string(want) {
+			r.t.Errorf("%s: body %s, want the text %q", where, a.show(), want)
+		}
+		return
+	}
+	if a.text != nil {
+		r.t.Errorf("%s: body is the text %q, want JSON %s", where, *a.text, want)
+		return
+	}
+	r.compare(where+": answer", want, a.body)
+}
+
+func (r *caseRun) compare(where string, want, got []byte) {
+	diffs, err := MatchJSON(want, got)
+	if err != nil {
+		r.t.Errorf("%s: %v", where, err)
+		return
+	}
+	if len(diffs) > 0 {
+		r.t.Errorf("%s:\n\t%s\ngot %s", where, strings.Join(diffs, "\n\t"), got)
+	}
+}
+
+func (r *caseRun) save(where, name string, a answer) {
+	var v struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if err := json.Unmarshal(a.body, &v); err != nil || len(v.ID) == 0 {
+		r.t.Fatalf("%s: save %s: the answer has no id: %s", where, name, a.show())
+	}
+	id := string(v.ID)
+	var s string
+	if json.Unmarshal(v.ID, &s) == nil {
+		id = s
+	}
+	r.vars[name] = id
+}
+
+// checkEvents compares what each watching socket received since the
+// previous step with what the step lists for it. A socket's events are
+// collected up to the answer of a barrier request it sends after the
+// step: the server queues a notification on the socket before it answers
+// the request that caused it, and sends in order.
+func (r *caseRun) checkEvents(where string, s Step) {
+	for name, c := range r.sockets {
+		got := r.barrier(where, name, c)
+		var want []Event
+		for _, e := range s.Events {
+			if e.Socket == name {
+				want = append(want, e)
+			}
+		}
+		for i := 0; i < max(len(got), len(want)); i++ {
+			switch {
+			case i >= len(want):
+				r.t.Errorf("%s: socket %s got an unexpected %q event: %s", where, name, got[i].Name, got[i].Data)
+			case i >= len(got):
+				r.t.Errorf("%s: socket %s got no %q event", where, name, want[i].Name)
+			case got[i].Name != want[i].Name:
+				r.t.Errorf("%s: socket %s got a %q event, want %q: %s", where, name, got[i].Name, want[i].Name, got[i].Data)
+			case want[i].Want != nil:
+				r.compare(fmt.Sprintf("%s: socket %s event %q", where, name, want[i].Name), want[i].Want, got[i].Data)
+			}
+		}
+	}
+}
+
+// barrier returns the events c received before the answer to a virtual
+// request with no url, which the server refuses without running any
+// handler.
+func (r *caseRun) barrier(where, name string, c *sockettest.Client) []sockettest.Event {
+	ctx, cancel := context.WithTimeout(r.t.Context(), waitTimeout)
+	defer cancel()
+	if _, err := c.Ack(ctx, "get", map[string]any{"method": "get", "headers": map[string]any{}}); err != nil {
+		r.t.Fatalf("%s: socket %s: %v", where, name, err)
+	}
+	return r.drain(c)
+}
+
+// drain returns the events c has received and not yet read.
+func (r *caseRun) drain(c *sockettest.Client) []sockettest.Event {
+	var out []sockettest.Event
+	for {
+		select {
+		case ev, ok := <-c.Events():
+			if !ok {
+				return out
+			}
+			out = append(out, ev)
+		default:
+			return out
+		}
+	}
+}
+
+func (a answer) show() string {
+	if a.text != nil {
+		return fmt.Sprintf("%q", *a.text)
+	}
+	return cut(a.body)
+}
