@@ -120,11 +120,13 @@ func (r *caseRun) run(c *Case) {
 		if a.status != s.Status {
 			r.t.Fatalf("%s: status %d, want %d; body %s", where, a.status, s.Status, a.show())
 		}
+		if s.Save != "" {
+			// Before the checks: the step's own expectations may name it.
+			r.save(where, s.Save, a)
+			s = r.expand(c.Steps[i])
+		}
 		r.checkHeader(where, s, a)
 		r.checkBody(where, s.Want, a)
-		if s.Save != "" {
-			r.save(where, s.Save, a)
-		}
 		r.checkEvents(where, s)
 	}
 }
