@@ -126,15 +126,6 @@ func wantLen(n int) func(*testing.T, any, string) {
 	}
 }
 
-func wantText(s string) func(*testing.T, any, string) {
-	return func(t *testing.T, _ any, raw string) {
-		t.Helper()
-		if raw != s {
-			t.Errorf("body = %q, want %q", raw, s)
-		}
-	}
-}
-
 func all(checks ...func(*testing.T, any, string)) func(*testing.T, any, string) {
 	return func(t *testing.T, v any, raw string) {
 		t.Helper()
