@@ -20,10 +20,6 @@ import (
 	"github.com/skiffhq/skiff/internal/sockettest"
 )
 
-// Transports are the ways RunCorpus sends a case's requests, each a
-// subtest of the case.
-var transports = []string{"http", "socket"}
-
 // waitTimeout bounds one request or one barrier; it only ends a hung
 // test, it measures nothing.
 const waitTimeout = 30 * time.Second
@@ -52,10 +48,10 @@ func RunCorpus(t *testing.T, pattern string, open func(t *testing.T, appDir stri
 			if err != nil {
 				t.Fatalf("skifftest: %v", err)
 			}
-			for _, tr := range transports {
-				t.Run(tr, func(t *testing.T) {
+			for _, transport := range []string{"http", "socket"} {
+				t.Run(transport, func(t *testing.T) {
 					_, srv := Serve(t, open(t, c.App))
-					r := newCaseRun(t, file, srv, tr == "socket")
+					r := newCaseRun(t, file, srv, transport == "socket")
 					r.run(c)
 				})
 			}
@@ -72,6 +68,7 @@ type caseRun struct {
 	// self is the socket under test in a socket run, else nil.
 	self    *sockettest.Client
 	sockets map[string]*sockettest.Client
+	names   []string // of sockets, in the case's order
 	vars    map[string]string
 }
 
@@ -112,6 +109,7 @@ func (r *caseRun) run(c *Case) {
 	for _, name := range c.Sockets {
 		r.sockets[name] = r.dial("socket " + name)
 	}
+	r.names = c.Sockets
 	for i := range c.Steps {
 		s := r.expand(c.Steps[i])
 		where := fmt.Sprintf("%s:%d: %s %s", filepath.Base(r.file), s.Line, s.Method, s.Path)
@@ -354,7 +352,8 @@ func (r *caseRun) save(where, name string, a answer) {
 // step: the server queues a notification on the socket before it answers
 // the request that caused it, and sends in order.
 func (r *caseRun) checkEvents(where string, s Step) {
-	for name, c := range r.sockets {
+	for _, name := range r.names {
+		c := r.sockets[name]
 		got := r.barrier(where, name, c)
 		var want []Event
 		for _, e := range s.Events {
