@@ -15,20 +15,20 @@ import (
 	"golang.org/x/tools/txtar"
 )
 
-// A Case is one parsed case file: the app it runs against, the sockets
+// A caseFile is one parsed case file: the app it runs against, the sockets
 // that watch, and its steps in order.
-type Case struct {
+type caseFile struct {
 	// App is the app folder, resolved against the case file's folder.
 	App string
 	// Sockets are the names of the watching sockets, connected before the
 	// first step.
 	Sockets []string
 	// Steps are the requests, in order.
-	Steps []Step
+	Steps []step
 }
 
-// A Step is one request of a case and what it must answer.
-type Step struct {
+// A step is one request of a case and what it must answer.
+type step struct {
 	// Line is where the request's section starts in the case file.
 	Line int
 	// Method and Path are the request line; Path includes the query.
@@ -50,13 +50,13 @@ type Step struct {
 	// Events are the notifications the watching sockets must receive
 	// because of this step, in order per socket; a watching socket not
 	// listed must receive nothing.
-	Events []Event
+	Events []event
 }
 
-// An Event is a notification a watching socket must receive.
-type Event struct {
+// An event is a notification a watching socket must receive.
+type event struct {
 	Socket, Name string
-	// Want is the expected payload, matched as a Step's Want is.
+	// Want is the expected payload, matched as a step's Want is.
 	Want []byte
 }
 
@@ -66,9 +66,9 @@ var (
 	headerRE = regexp.MustCompile(`^[A-Za-z0-9-]+: `)
 )
 
-// ParseCase reads the case file at path (see the package doc for its
+// readCase reads the case file at path (see the package doc for its
 // format).
-func ParseCase(path string) (*Case, error) {
+func readCase(path string) (*caseFile, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -86,8 +86,8 @@ func ParseCase(path string) (*Case, error) {
 	return c, nil
 }
 
-func parseCase(data []byte) (*Case, error) {
-	c := &Case{}
+func parseCase(data []byte) (*caseFile, error) {
+	c := &caseFile{}
 	sc := bufio.NewScanner(bytes.NewReader(txtar.Parse(data).Comment))
 	for sc.Scan() {
 		key, val, ok := strings.Cut(sc.Text(), ":")
@@ -105,7 +105,7 @@ func parseCase(data []byte) (*Case, error) {
 	}
 	ar := txtar.Parse(data)
 	lines := markerLines(data)
-	var cur *Step
+	var cur *step
 	for i, f := range ar.Files {
 		line := 0
 		if i < len(lines) {
@@ -138,7 +138,7 @@ func parseCase(data []byte) (*Case, error) {
 			if !slices.Contains(c.Sockets, fields[0]) {
 				return nil, fmt.Errorf("line %d: socket %q is not in the sockets: line", line, fields[0])
 			}
-			cur.Events = append(cur.Events, Event{Socket: fields[0], Name: fields[2], Want: trimBody(f.Data)})
+			cur.Events = append(cur.Events, event{Socket: fields[0], Name: fields[2], Want: trimBody(f.Data)})
 		default:
 			return nil, fmt.Errorf("line %d: section %q is neither a request (METHOD /path), an answer (STATUS) nor a notification (SOCKET gets EVENT)", line, f.Name)
 		}
@@ -174,8 +174,8 @@ func markerLines(data []byte) []int {
 	return out
 }
 
-func parseRequest(fields []string, data []byte, sockets []string) (Step, error) {
-	s := Step{Method: fields[0]}
+func parseRequest(fields []string, data []byte, sockets []string) (step, error) {
+	s := step{Method: fields[0]}
 	switch {
 	case len(fields) == 2:
 	case len(fields) == 4 && fields[2] == "via":
@@ -194,7 +194,7 @@ func parseRequest(fields []string, data []byte, sockets []string) (Step, error) 
 	return s, nil
 }
 
-func parseAnswer(s *Step, fields []string, data []byte) error {
+func parseAnswer(s *step, fields []string, data []byte) error {
 	s.Status, _ = strconv.Atoi(fields[0])
 	switch {
 	case len(fields) == 1:

@@ -44,7 +44,7 @@ func RunCorpus(t *testing.T, pattern string, open func(t *testing.T, appDir stri
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 		t.Run(name, func(t *testing.T) {
-			c, err := ParseCase(file)
+			c, err := readCase(file)
 			if err != nil {
 				t.Fatalf("skifftest: %v", err)
 			}
@@ -98,14 +98,16 @@ func (r *caseRun) dial(name string) *sockettest.Client {
 type answer struct {
 	status int
 	header http.Header
-	// body is the body as sent; text is set instead when it is not JSON.
+	// body is the JSON body, nil for a text one. text is the text body,
+	// or over a socket the string a JSON string body holds: a socket
+	// sends a text answer so.
 	body []byte
 	text *string
 	// socket is set when a socket carried it.
 	socket bool
 }
 
-func (r *caseRun) run(c *Case) {
+func (r *caseRun) run(c *caseFile) {
 	for _, name := range c.Sockets {
 		r.sockets[name] = r.dial("socket " + name)
 	}
@@ -135,7 +137,7 @@ func (r *caseRun) run(c *Case) {
 var varRE = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
 // expand replaces {name} by the ids saved so far.
-func (r *caseRun) expand(s Step) Step {
+func (r *caseRun) expand(s step) step {
 	sub := func(in string) string {
 		return varRE.ReplaceAllStringFunc(in, func(m string) string {
 			if v, ok := r.vars[m[1:len(m)-1]]; ok {
@@ -160,7 +162,7 @@ func (r *caseRun) expand(s Step) Step {
 		}
 	}
 	s.Header = h
-	events := make([]Event, len(s.Events))
+	events := make([]event, len(s.Events))
 	for i, e := range s.Events {
 		e.Want = subBytes(e.Want)
 		events[i] = e
@@ -170,9 +172,10 @@ func (r *caseRun) expand(s Step) Step {
 }
 
 // send sends the step's request over the transport it names. In a socket
-// run a request that a sails.io.js socket cannot carry goes over HTTP:
-// its data is always JSON (the server reads it as application/json).
-func (r *caseRun) send(s Step) (answer, error) {
+// run a request that a sails.io.js socket cannot carry goes over HTTP
+// (with the HTTP client's cookies): its data is always JSON (the server
+// reads it as application/json).
+func (r *caseRun) send(s step) (answer, error) {
 	switch {
 	case s.Via != "":
 		return r.sendSocket(r.sockets[s.Via], s)
@@ -187,7 +190,7 @@ func (r *caseRun) send(s Step) (answer, error) {
 // socketCarries reports whether a virtual request can carry s: its body,
 // if any, is JSON and its Content-Type, if set, says so; and it is not a
 // conditional request, since answers over sockets carry no ETag.
-func socketCarries(s Step) bool {
+func socketCarries(s step) bool {
 	if s.Header.Get("If-None-Match") != "" || s.Header.Get("If-Modified-Since") != "" {
 		return false
 	}
@@ -199,7 +202,7 @@ func socketCarries(s Step) bool {
 	return s.Body == nil || json.Valid(s.Body)
 }
 
-func (r *caseRun) sendHTTP(s Step) (answer, error) {
+func (r *caseRun) sendHTTP(s step) (answer, error) {
 	var body io.Reader
 	if s.Body != nil {
 		body = bytes.NewReader(s.Body)
@@ -233,7 +236,7 @@ func (r *caseRun) sendHTTP(s Step) (answer, error) {
 	return a, nil
 }
 
-func (r *caseRun) sendSocket(c *sockettest.Client, s Step) (answer, error) {
+func (r *caseRun) sendSocket(c *sockettest.Client, s step) (answer, error) {
 	var data any
 	if s.Body != nil {
 		data = json.RawMessage(s.Body)
@@ -248,10 +251,9 @@ func (r *caseRun) sendSocket(c *sockettest.Client, s Step) (answer, error) {
 	for k, v := range jwr.Headers {
 		a.header.Set(k, v)
 	}
-	// A body that is not JSON comes as a JSON string: compare its text.
 	var text string
 	if len(jwr.Body) > 0 && jwr.Body[0] == '"' && json.Unmarshal(jwr.Body, &text) == nil {
-		a.text, a.body = &text, nil
+		a.text = &text
 	}
 	return a, nil
 }
@@ -276,7 +278,7 @@ func socketHidden(k string) bool {
 	return strings.HasPrefix(k, "Access-Control-")
 }
 
-func (r *caseRun) checkHeader(where string, s Step, a answer) {
+func (r *caseRun) checkHeader(where string, s step, a answer) {
 	for k, want := range s.WantHeader {
 		k = http.CanonicalHeaderKey(k)
 		if a.socket && socketHidden(k) {
@@ -298,8 +300,8 @@ func (r *caseRun) checkBody(where string, want []byte, a answer) {
 		}
 		return
 	}
-	if a.text != nil {
-		r.t.Errorf("%s: body is the text %q, want JSON %s", where, *a.text, want)
+	if a.body == nil {
+		r.t.Errorf("%s: body %s, want JSON %s", where, a.show(), want)
 		return
 	}
 	r.compare(where+": answer", want, a.body)
@@ -351,11 +353,11 @@ func (r *caseRun) save(where, name string, a answer) {
 // collected up to the answer of a barrier request it sends after the
 // step: the server queues a notification on the socket before it answers
 // the request that caused it, and sends in order.
-func (r *caseRun) checkEvents(where string, s Step) {
+func (r *caseRun) checkEvents(where string, s step) {
 	for _, name := range r.names {
 		c := r.sockets[name]
 		got := r.barrier(where, name, c)
-		var want []Event
+		var want []event
 		for _, e := range s.Events {
 			if e.Socket == name {
 				want = append(want, e)
@@ -405,7 +407,7 @@ func (r *caseRun) drain(c *sockettest.Client) []sockettest.Event {
 }
 
 func (a answer) show() string {
-	if a.text != nil {
+	if a.body == nil && a.text != nil {
 		return fmt.Sprintf("%q", *a.text)
 	}
 	return cut(a.body)

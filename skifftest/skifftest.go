@@ -76,7 +76,8 @@
 // The two transports differ in known ways, handled by the runner once
 // for every case: a request a socket cannot carry (a body that is not
 // JSON, a Content-Type other than application/json, a conditional
-// request) goes over HTTP in the socket run too; a text answer arrives
+// request) goes over HTTP in the socket run too, with the HTTP client's
+// cookies; a text answer arrives
 // over a socket as a JSON string, compared as the text; and the headers
 // a socket answer never has (Content-Type, Content-Length, Set-Cookie,
 // ETag, Vary, Access-Control-*) are checked over HTTP only. The HTTP
