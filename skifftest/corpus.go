@@ -78,15 +78,17 @@ func newCaseRun(t *testing.T, file string, srv *httptest.Server, overSocket bool
 	client.Jar = jar
 	r := &caseRun{t: t, file: file, srv: srv, http: client, sockets: map[string]*sockettest.Client{}, vars: map[string]string{}}
 	if overSocket {
-		r.self = r.dial("the socket under test")
+		// As sails.io.js 1.x connects (socket.io-client 2, Engine.IO 3);
+		// watching sockets use Engine.IO 4, so both protocols run.
+		r.self = r.dial("the socket under test", 3)
 	}
 	return r
 }
 
-func (r *caseRun) dial(name string) *sockettest.Client {
+func (r *caseRun) dial(name string, eio int) *sockettest.Client {
 	ctx, cancel := context.WithTimeout(r.t.Context(), waitTimeout)
 	defer cancel()
-	c, err := sockettest.Dial(ctx, r.srv.URL, sockettest.Options{})
+	c, err := sockettest.Dial(ctx, r.srv.URL, sockettest.Options{EIO: eio})
 	if err != nil {
 		r.t.Fatalf("skifftest: connect %s: %v", name, err)
 	}
@@ -109,9 +111,16 @@ type answer struct {
 
 func (r *caseRun) run(c *caseFile) {
 	for _, name := range c.Sockets {
-		r.sockets[name] = r.dial("socket " + name)
+		r.sockets[name] = r.dial("socket "+name, 4)
 	}
 	r.names = c.Sockets
+	// A socket is registered with the hub just after it is told it is
+	// connected, and answered only once registered: one barrier each
+	// makes sure every socket can hear the first step.
+	r.checkEvents(filepath.Base(r.file)+": on connecting", step{})
+	if r.self != nil {
+		r.barrier("on connecting", "under test", r.self)
+	}
 	for i := range c.Steps {
 		s := r.expand(c.Steps[i])
 		where := fmt.Sprintf("%s:%d: %s %s", filepath.Base(r.file), s.Line, s.Method, s.Path)
