@@ -2,11 +2,12 @@
 # A/B of replace (PUT /tag/1/pets with 10 ids, bench/replace.lua) between two builds of Skiff on
 # one store: the commit BASE (default: the merge base with main) against the working tree, both
 # serving the petshop app seeded as bench/run.sh seeds it, each in a database of its own. Each
-# round loads BASE then the working tree; the table gives each side's median req/s and the
-# median of the rounds' ratios, and each side's median server CPU per replace (user + system
-# time of the Skiff process over the run, from /proc, divided by the replaces it answered),
-# which moves much less than req/s with the machine's other load. The database server's CPU is
-# not counted: it is shared with whatever else runs.
+# round loads both, BASE first in odd rounds and the working tree first in even ones (so that
+# neither always runs just after the other's load and the database's cleanup of it). The table
+# gives each side's median req/s, the median of the rounds' ratios, and each side's median
+# server CPU per replace: user + system time of the Skiff process over the run, from /proc,
+# divided by the replaces it answered, which moves much less than req/s with the machine's other
+# load. The database server's CPU is not counted: it is shared with whatever else runs.
 #
 #   STORE=mysql bench/replace-ab.sh                     # 5 rounds of 5 s, 2 connections
 #   BASE=2c691ee STORE=postgres ROUNDS=9 CONNS="2 4" bench/replace-ab.sh
@@ -65,8 +66,10 @@ echo "|---|---|---|---|---|---|---|---|"
 for conns in $CONNS; do
   declare -A runs=([base]="" [head]="") cpus=([base]="" [head]="") last=()
   ratios=""
-  for _ in $(seq 1 "$ROUNDS"); do
-    for side in base head; do
+  for round in $(seq 1 "$ROUNDS"); do
+    order="base head"
+    if [ $((round % 2)) = 0 ]; then order="head base"; fi
+    for side in $order; do
       before=$(cpu "${pid[$side]}")
       out=$(wrk -t"$conns" -c"$conns" -d"$DURATION" -s bench/replace.lua "http://127.0.0.1:${port[$side]}/tag/1/pets")
       after=$(cpu "${pid[$side]}")
