@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/skiffhq/skiff"
+	"github.com/skiffhq/skiff/app"
 	"github.com/skiffhq/skiff/internal/sockettest"
 	"github.com/skiffhq/skiff/internal/testenv"
 	"github.com/skiffhq/skiff/realtime"
@@ -462,22 +463,26 @@ func TestSocketsAdapterConfig(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	if _, err := skiff.LoadApp(ctx, "testdata/apps/basic", "", []string{db, "SKIFF_SOCKETS__ADAPTER=redis", "SKIFF_SOCKETS__DB=-1"}); err == nil ||
+	if _, err := app.Load(ctx, "testdata/apps/basic", "", []string{db, "SKIFF_SOCKETS__ADAPTER=redis", "SKIFF_SOCKETS__DB=-1"}); err == nil ||
 		!strings.Contains(err.Error(), "sockets.db") {
 		t.Errorf("db -1: error %v, want one naming sockets.db", err)
 	}
-	if _, err := skiff.LoadApp(ctx, "testdata/apps/basic", "", []string{db, "SKIFF_SOCKETS__ADAPTER=mongo"}); err == nil ||
+	if _, err := app.Load(ctx, "testdata/apps/basic", "", []string{db, "SKIFF_SOCKETS__ADAPTER=mongo"}); err == nil ||
 		!strings.Contains(err.Error(), "sockets.adapter") {
 		t.Errorf("adapter mongo: error %v, want one naming sockets.adapter", err)
 	}
 	for adapter, url := range map[string]string{"redis": "nats://h:4222", "nats": "redis://h:6379", "kafka": ""} {
 		opts := skifftest.Load(t, "testdata/apps/basic", "", db)
-		opts.Sockets.Adapter, opts.Sockets.URL = adapter, url
-		if app, err := skiff.New(ctx, *opts); err == nil || !strings.Contains(err.Error(), "sockets.") {
-			if app != nil {
-				app.Close()
+		opts.Sockets.Adapter, opts.Sockets.URL, opts.Sockets.Bus = adapter, url, nil
+		err := app.Connect(ctx, opts)
+		if err == nil {
+			var a *skiff.App
+			if a, err = skiff.New(ctx, *opts); a != nil {
+				a.Close()
 			}
-			t.Errorf("New with adapter %s, url %q: error %v, want one naming the setting", adapter, url, err)
+		}
+		if err == nil || !strings.Contains(err.Error(), "sockets.") {
+			t.Errorf("Connect and New with adapter %s, url %q: error %v, want one naming the setting", adapter, url, err)
 		}
 	}
 }

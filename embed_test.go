@@ -190,3 +190,62 @@ func TestUnknownRouteTargetStopsStart(t *testing.T) {
 		t.Errorf("New with a route to an unknown action = %v, want an error naming it", err)
 	}
 }
+
+// TestNewNamesWhatIsNotLinked: a bus or session adapter that needs a client
+// the embedding API does not link is refused with where to get it, not
+// ignored.
+func TestNewNamesWhatIsNotLinked(t *testing.T) {
+	for _, opts := range []skiff.Options{
+		{Sockets: skiff.Sockets{Adapter: "redis"}},
+		{Sockets: skiff.Sockets{Adapter: "nats"}},
+		{Session: skiff.SessionOptions{Adapter: "redis", URL: "redis://127.0.0.1:6379"}},
+	} {
+		a, err := skiff.New(t.Context(), opts)
+		if err == nil {
+			a.Close()
+		}
+		if err == nil || !strings.Contains(err.Error(), "app.Connect") {
+			t.Errorf("New(sockets %q, session %q): error %v, want one saying app.Connect opens it", opts.Sockets.Adapter, opts.Session.Adapter, err)
+		}
+	}
+}
+
+// TestNewLeavesModelsAsWritten: New resolves copies of the caller's
+// models, so the same definitions can build a second app (another
+// environment, another datastore) unchanged.
+func TestNewLeavesModelsAsWritten(t *testing.T) {
+	ctx := t.Context()
+	parse := func(id string, attrs map[string]any) *model.Model {
+		m, err := model.Parse(id, "embed_test.go", map[string]any{"attributes": attrs}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	id := map[string]any{"type": "number", "autoIncrement": true}
+	owner := parse("owner", map[string]any{"id": id, "pets": map[string]any{"collection": "pet", "via": "owner"}})
+	pet := parse("pet", map[string]any{"id": id, "owner": map[string]any{"model": "owner"}})
+	db, err := sqlite.Open(ctx, datastore.Config{Name: "default", URL: ":memory:"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := skiff.New(ctx, skiff.Options{Models: []*model.Model{owner, pet}, Datastores: map[string]datastore.Adapter{"default": db}})
+	if err != nil {
+		db.Close()
+		t.Fatal(err)
+	}
+	defer app.Close()
+	for _, m := range []*model.Model{owner, pet} {
+		if m.Migrate != "" {
+			t.Errorf("%s: migrate %q after New, want it unset as written", m.Identity, m.Migrate)
+		}
+		for name, a := range m.Attributes {
+			if a.Assoc != nil {
+				t.Errorf("%s.%s: resolved after New (Assoc set), want it as written", m.Identity, name)
+			}
+		}
+	}
+	if got := app.Models()[1].Attributes["owner"].Assoc; got == nil {
+		t.Errorf("the app's own pet.owner is unresolved")
+	}
+}

@@ -1,8 +1,6 @@
 package skiff
 
 import (
-	"context"
-	"fmt"
 	"net/http"
 
 	"github.com/skiffhq/skiff/internal/httpapi"
@@ -95,6 +93,7 @@ func DescribeAPI(opts Options) ([]byte, error) {
 	if opts.Blueprints != nil {
 		bp = *opts.Blueprints
 	}
+	ownModels(&opts)
 	schema, err := model.NewSchema(opts.Models)
 	if err != nil {
 		return nil, err
@@ -106,18 +105,4 @@ func DescribeAPI(opts Options) ([]byte, error) {
 	return describe(&opts, httpapi.Config{
 		Models: schema.Models(), Blueprints: httpBlueprints(bp), Routes: httpRoutes(&opts, doc), Actions: opts.Actions,
 	})
-}
-
-// DescribeApp is DescribeAPI for the app folder dir, read as LoadApp reads
-// it but with no datastore opened.
-func DescribeApp(ctx context.Context, dir, env string, environ []string) ([]byte, error) {
-	opts, err := loadApp(ctx, dir, env, environ, false)
-	if err != nil {
-		return nil, err
-	}
-	b, err := DescribeAPI(*opts)
-	if err != nil {
-		return nil, fmt.Errorf("describe app %s: %w", dir, err)
-	}
-	return b, nil
 }

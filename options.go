@@ -75,7 +75,7 @@ type Options struct {
 	// OpenAPI configures GET /openapi.json, the API description.
 	OpenAPI OpenAPI
 	// Warnings are the settings the app's config gives that Skiff accepts
-	// but does not carry out as written, each with why (LoadApp fills
+	// but does not carry out as written, each with why (app.Load fills
 	// them). New logs each once, at warn level.
 	Warnings []string
 	// Custom is the app's own settings (Sails' sails.config.custom, the
@@ -97,7 +97,7 @@ type Options struct {
 	// order, for HTTP requests no route matched, before the static files
 	// and the 404; without "router" in the order, all run before routing
 	// (Sails always runs its router). Where built-in names stand does not
-	// change what Skiff does (LoadApp has already applied their absence).
+	// change what Skiff does (app.Load has already applied their absence).
 	// New refuses a name that is neither built-in nor in Middleware. nil
 	// means Sails' default order, with no Go middleware.
 	MiddlewareOrder []string
@@ -133,7 +133,7 @@ type Options struct {
 	// the file at its path, "/" and other directories their index.html.
 	// Dot files are never served, directories never listed, and asset-like
 	// paths get no session (SessionOptions.IsSessionDisabled). nil serves
-	// no files; LoadApp sets it to DIR/assets when that folder exists. An
+	// no files; app.Load sets it to DIR/assets when that folder exists. An
 	// embedder may pass an embed.FS (through fs.Sub) or os.DirFS.
 	Assets fs.FS
 	// AssetsMaxAge is how long browsers may reuse a static file without
@@ -171,7 +171,7 @@ type SessionOptions struct {
 	// one; development falls back to a fixed, public secret.
 	Secret string
 	// Adapter picks the store: "memory" (the default; one process only),
-	// "redis" (URL) or "datastore" (a table in Datastore).
+	// "redis" (URL; see Store) or "datastore" (a table in Datastore).
 	Adapter string
 	// URL is the Redis server for the redis adapter
 	// ("redis://[:password@]host:port[/db]").
@@ -181,7 +181,10 @@ type SessionOptions struct {
 	// Datastore names the datastore of the datastore adapter; empty means
 	// "default".
 	Datastore string
-	// Store is a custom session store; it overrides Adapter.
+	// Store is the session store; it overrides Adapter. The redis adapter
+	// needs it (this package links no Redis client: app.Load and
+	// app.Connect open it). New takes over a Store that is an io.Closer:
+	// App.Close, or a failed New, closes it.
 	Store scs.Store
 	// MaxAge, when positive, makes the cookie persistent and is the
 	// session's lifetime; otherwise the cookie lasts the browser session and
@@ -273,8 +276,10 @@ type Sockets struct {
 	// instances of one app share (Sails' adapterOptions.key); empty means
 	// "skiff".
 	Prefix string
-	// Bus, when set, is the bus itself, overriding Adapter. New takes it
-	// over: App.Close closes it.
+	// Bus, when set, is the bus itself, overriding Adapter; the redis and
+	// nats adapters need it (this package links neither client: app.Load
+	// and app.Connect open it). New takes it over: App.Close, or a failed
+	// New, closes it.
 	Bus realtime.Bus
 }
 

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/skiffhq/skiff"
+	"github.com/skiffhq/skiff/app"
 	"github.com/skiffhq/skiff/datastore"
 	"github.com/skiffhq/skiff/datastore/sqlite"
 	"github.com/skiffhq/skiff/internal/sockettest"
@@ -821,7 +822,7 @@ func TestSecurityFromYAML(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	opts, err := skiff.LoadApp(ctx, dir, "development", []string{"SKIFF_DATASTORES__DEFAULT__URL=" + filepath.Join(dir, "db")})
+	opts, err := app.Load(ctx, dir, "development", []string{"SKIFF_DATASTORES__DEFAULT__URL=" + filepath.Join(dir, "db")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -934,7 +935,7 @@ func TestLoadedAppRefusesProduction(t *testing.T) {
 	ctx := context.Background()
 	// Any spelling of production is production (issue 19).
 	for _, env := range []string{"production", "PRODUCTION", "Production"} {
-		opts, err := skiff.LoadApp(ctx, "testdata/apps/basic", env,
+		opts, err := app.Load(ctx, "testdata/apps/basic", env,
 			[]string{"SKIFF_DATASTORES__DEFAULT__URL=" + t.TempDir() + "/p.db"})
 		if err != nil {
 			t.Fatal(err)

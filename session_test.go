@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/skiffhq/skiff"
+	"github.com/skiffhq/skiff/app"
 	"github.com/skiffhq/skiff/datastore"
 	"github.com/skiffhq/skiff/datastore/mysql"
 	"github.com/skiffhq/skiff/datastore/postgres"
@@ -133,6 +134,9 @@ func TestSessionStores(t *testing.T) {
 				opts.Session.Secret = "s3cret"
 				if st.datastores != nil {
 					opts.Datastores = st.datastores(t)
+				}
+				if err := app.Connect(t.Context(), &opts); err != nil {
+					t.Fatal(err)
 				}
 				return secApp(t, opts)
 			}

@@ -9,9 +9,10 @@ import (
 	"testing"
 
 	"github.com/skiffhq/skiff"
+	"github.com/skiffhq/skiff/app"
 )
 
-// Load reads the app folder dir as skiff.LoadApp does, for environment env
+// Load reads the app folder dir as app.Load does, for environment env
 // (development when empty) with environ as the process environment
 // ("KEY=value" entries, e.g. SKIFF_DATASTORES__DEFAULT__URL). It fails tb
 // when the folder does not load.
@@ -20,7 +21,7 @@ func Load(tb testing.TB, dir, env string, environ ...string) *skiff.Options {
 	if env == "" {
 		env = "development"
 	}
-	opts, err := skiff.LoadApp(context.Background(), dir, env, environ)
+	opts, err := app.Load(context.Background(), dir, env, environ)
 	if err != nil {
 		tb.Fatalf("skifftest: load %s: %v", dir, err)
 	}

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"log/slog"
+	"maps"
 	"math"
 	"net/url"
 	"slices"
@@ -161,14 +162,14 @@ func auditSocketBus(sockets map[string]any, say func(keyPath, msg string)) {
 	case "socket.io-redis", "@sailshq/socket.io-redis":
 		adapter = "redis"
 	}
-	for _, k := range sortedKeys(socketBusKeys) {
+	for _, k := range slices.Sorted(maps.Keys(socketBusKeys)) {
 		if _, set := sockets[k]; set && !slices.Contains(socketBusKeys[k], adapter) {
 			say("sockets."+k, fmt.Sprintf("ignored: only the %s adapter reads it, and sockets.adapter is %s",
 				strings.Join(socketBusKeys[k], " and "), adapter))
 		}
 	}
 	if ao, ok := sockets["adapterOptions"].(map[string]any); ok && adapter != "memory" {
-		for _, k := range sortedKeys(ao) {
+		for _, k := range slices.Sorted(maps.Keys(ao)) {
 			if k != "key" {
 				say("sockets.adapterOptions."+k, "ignored: Skiff's bus reads only adapterOptions.key (the channel prefix)")
 			}
@@ -218,7 +219,7 @@ func audit(src string, tree *omap, app *App) ([]string, error) {
 	var warnings []string
 	say := func(keyPath, msg string) { warnings = append(warnings, keyPath+": "+msg) }
 	rs := rules()
-	for _, p := range sortedKeys(rs) {
+	for _, p := range slices.Sorted(maps.Keys(rs)) {
 		v, ok := lookup(tree, strings.Split(p, "."))
 		if !ok || v == nil {
 			continue
@@ -234,7 +235,7 @@ func audit(src string, tree *omap, app *App) ([]string, error) {
 	if store == "" {
 		store = "memory"
 	}
-	for _, k := range sortedKeys(sessionStoreKeys) {
+	for _, k := range slices.Sorted(maps.Keys(sessionStoreKeys)) {
 		if _, set := app.Session[k]; set && sessionStoreKeys[k] != store {
 			say("session."+k, fmt.Sprintf("ignored: only the %s adapter reads it, and session.adapter is %s", sessionStoreKeys[k], store))
 		}
@@ -352,7 +353,7 @@ func auditHooks(src string, tree *omap, app *App) error {
 // keys the adapter does not read get a warning. Adapters Skiff does not
 // ship are refused when the app opens its datastores.
 func auditDatastores(src string, app *App, say func(string, string)) error {
-	for _, name := range sortedKeys(app.Datastores) {
+	for _, name := range slices.Sorted(maps.Keys(app.Datastores)) {
 		ds := app.Datastores[name]
 		adapter, _ := ds["adapter"].(string)
 		known, ok := datastoreKeys[adapter]
@@ -373,7 +374,7 @@ func auditDatastores(src string, app *App, say func(string, string)) error {
 				return fmt.Errorf("%s: datastores.%s.ssl: %w", src, name, err)
 			}
 		}
-		for _, k := range sortedKeys(ds) {
+		for _, k := range slices.Sorted(maps.Keys(ds)) {
 			if k == "adapter" || k == "url" || slices.Contains(known, k) || (k == "inMemoryOnly" && ds[k] == false) {
 				continue
 			}

@@ -19,6 +19,7 @@ import (
 	"github.com/skiffhq/skiff/datastore/postgres"
 	"github.com/skiffhq/skiff/datastore/sqlite"
 	"github.com/skiffhq/skiff/internal/session"
+	"github.com/skiffhq/skiff/internal/session/redisstore"
 	"github.com/skiffhq/skiff/internal/socketctx"
 	"github.com/skiffhq/skiff/internal/testenv"
 )
@@ -75,12 +76,12 @@ var stores = []struct {
 	{"redis", func(t *testing.T) scs.Store {
 		url := "redis://" + testenv.Redis(t) + "/0"
 		prefix := "skiff_test_" + randomHex(6) + ":"
-		s, c, err := session.NewRedisStore(t.Context(), url, prefix)
+		s, err := redisstore.Open(t.Context(), url, prefix)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() {
-			defer c.Close()
+			defer s.Close()
 			opts, _ := redis.ParseURL(url)
 			rc := redis.NewClient(opts)
 			defer rc.Close()

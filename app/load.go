@@ -1,9 +1,14 @@
-package skiff
+// Package app turns an app folder (models/, config/, assets/) into
+// skiff.Options, opening the datastores, the realtime bus and the session
+// store its config names. It links every adapter Skiff ships; a program
+// that builds skiff.Options itself links only those it uses.
+package app
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os"
@@ -13,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skiffhq/skiff"
 	"github.com/skiffhq/skiff/blueprint"
 	"github.com/skiffhq/skiff/datastore"
 	"github.com/skiffhq/skiff/datastore/mysql"
@@ -61,20 +67,78 @@ func templateAttributes() map[string]any {
 	}
 }
 
-// LoadApp reads the app folder dir (models/, config/) for environment env,
+// Load reads the app folder dir (models/, config/) for environment env,
 // with environ ("NAME=value" pairs, as os.Environ returns them) supplying
 // SKIFF_* overrides, and opens its datastores. When dir has an assets/
 // folder, its files become Options.Assets (resolved inside the folder, so
 // neither ".." nor a symbolic link can reach outside it). The returned
-// Options are ready for New; the caller adds Go hooks to them. On error
-// nothing is left open.
-func LoadApp(ctx context.Context, dir, env string, environ []string) (*Options, error) {
-	return loadApp(ctx, dir, env, environ, true)
+// Options are ready for skiff.New; the caller adds Go hooks to them. Its
+// Sockets.Bus and Session.Store, when the config names Redis or NATS, are
+// open too (see Connect). On error nothing is left open.
+func Load(ctx context.Context, dir, env string, environ []string) (*skiff.Options, error) {
+	opts, err := LoadDatastores(ctx, dir, env, environ)
+	if err != nil {
+		return nil, err
+	}
+	if err := Connect(ctx, opts); err != nil {
+		return nil, errors.Join(err, closeDatastores(opts.Datastores))
+	}
+	return opts, nil
 }
 
-// loadApp is LoadApp; without open, no datastore is opened (for what only
-// reads the definitions).
-func loadApp(ctx context.Context, dir, env string, environ []string, open bool) (*Options, error) {
+// LoadDatastores is Load without Connect: the options with the datastores
+// open but no bus or session store, for what migrates or inspects and
+// serves nothing (a Redis that is down must not stop a migration).
+func LoadDatastores(ctx context.Context, dir, env string, environ []string) (*skiff.Options, error) {
+	opts, stores, err := read(dir, env, environ)
+	if err != nil {
+		return nil, err
+	}
+	if err := openDatastores(ctx, dir, opts, stores); err != nil {
+		return nil, err
+	}
+	return opts, nil
+}
+
+// Close closes what Load opened into opts (datastores, bus, session
+// store), for a caller that does not hand opts to skiff.New after all.
+func Close(opts *skiff.Options) error {
+	var errs []error
+	for name, d := range opts.Datastores {
+		if err := d.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close datastore %s: %w", name, err))
+		}
+	}
+	if opts.Sockets.Bus != nil {
+		if err := opts.Sockets.Bus.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close realtime bus: %w", err))
+		}
+	}
+	if c, ok := opts.Session.Store.(io.Closer); ok {
+		if err := c.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close session store: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Describe is skiff.DescribeAPI for the app folder dir, read as Load reads
+// it but with nothing opened.
+func Describe(dir, env string, environ []string) ([]byte, error) {
+	opts, _, err := read(dir, env, environ)
+	if err != nil {
+		return nil, err
+	}
+	b, err := skiff.DescribeAPI(*opts)
+	if err != nil {
+		return nil, fmt.Errorf("describe app %s: %w", dir, err)
+	}
+	return b, nil
+}
+
+// read is Load without opening anything: the options, and the config of
+// each datastore to open.
+func read(dir, env string, environ []string) (*skiff.Options, map[string]map[string]any, error) {
 	if env == "" {
 		env = "development"
 	}
@@ -86,11 +150,11 @@ func loadApp(ctx context.Context, dir, env string, environ []string, open bool) 
 		}
 	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("load app: %s is not an app folder (want a directory with models/ and config/)", dir)
+		return nil, nil, fmt.Errorf("load app: %s is not an app folder (want a directory with models/ and config/)", dir)
 	}
 	cfg, err := config.Load(os.DirFS(dir), env, environ)
 	if err != nil {
-		return nil, fmt.Errorf("load app %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("load app %s: %w", dir, err)
 	}
 	defaults := cfg.Models
 	if defaults == nil {
@@ -99,7 +163,7 @@ func loadApp(ctx context.Context, dir, env string, environ []string, open bool) 
 	if _, ok := defaults["attributes"]; !ok {
 		defaults["attributes"] = templateAttributes()
 	}
-	opts := &Options{
+	opts := &skiff.Options{
 		Env: env, BodyLimit: cfg.BodyLimit, Port: cfg.Port, Host: cfg.Host, LogLevel: cfg.LogLevel, LogFormat: cfg.LogFormat, AdminAddr: cfg.AdminAddr,
 		Warnings: cfg.Warnings, Custom: cfg.Custom, Datastores: map[string]datastore.Adapter{},
 		MiddlewareOrder: cfg.MiddlewareOrder, MiddlewareSettings: cfg.MiddlewareSettings,
@@ -107,26 +171,26 @@ func loadApp(ctx context.Context, dir, env string, environ []string, open bool) 
 	for _, f := range cfg.ModelFiles {
 		m, err := model.Parse(f.Identity, f.Source, f.Def, defaults)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		opts.Models = append(opts.Models, m)
 	}
 	bp := cfg.Blueprints
-	opts.Blueprints = &Blueprints{
+	opts.Blueprints = &skiff.Blueprints{
 		Actions: bp.Actions, Rest: bp.Rest, Shortcuts: bp.Shortcuts, Pluralize: bp.Pluralize,
 		Prefix: bp.Prefix, RestPrefix: bp.RestPrefix, AutoWatch: bp.AutoWatch, Mirror: bp.Mirror,
 		DeepWatch: bp.DeepWatch, NotificationFormat: blueprint.NotificationFormat(bp.NotificationFormat),
 	}
 	if opts.Sockets, err = socketsConfig(cfg.Sockets); err != nil {
-		return nil, fmt.Errorf("load app %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("load app %s: %w", dir, err)
 	}
 	for _, r := range cfg.Routes {
-		opts.Routes = append(opts.Routes, Route{
+		opts.Routes = append(opts.Routes, skiff.Route{
 			Method: r.Method, Path: r.Path, Action: r.Action, Redirect: r.Redirect, Response: r.Response, Options: r.Options,
 		})
 	}
 	ss := cfg.SessionSettings
-	opts.Session = SessionOptions{
+	opts.Session = skiff.SessionOptions{
 		Name: ss.Name, Secret: ss.Secret, Adapter: ss.Adapter, URL: ss.URL, Prefix: ss.Prefix,
 		Datastore: ss.Datastore, MaxAge: ss.MaxAge, Path: ss.Path, Domain: ss.Domain, Secure: ss.Secure,
 		HTTPOnly: ss.HTTPOnly, SameSite: ss.SameSite, SaveUninitialized: ss.SaveUninitialized,
@@ -143,7 +207,7 @@ func loadApp(ctx context.Context, dir, env string, environ []string, open bool) 
 	opts.Sockets.OnlyAllowOrigins = cfg.SocketSettings.OnlyAllowOrigins
 	opts.Sockets.MaxConnectionsPerIP = cfg.SocketSettings.MaxConnectionsPerIP
 	sv := cfg.ServerSettings
-	opts.Server = ServerOptions{
+	opts.Server = skiff.ServerOptions{
 		ReadHeaderTimeout: sv.ReadHeaderTimeout, ReadTimeout: sv.ReadTimeout, WriteTimeout: sv.WriteTimeout,
 		IdleTimeout: sv.IdleTimeout, MaxHeaderBytes: sv.MaxHeaderBytes,
 	}
@@ -154,38 +218,41 @@ func loadApp(ctx context.Context, dir, env string, environ []string, open bool) 
 	}
 	opts.AssetsMaxAge = cfg.AssetsMaxAge
 	opts.NoETag = !cfg.ETag
-	opts.Health = Health(cfg.Health)
-	opts.OpenAPI = OpenAPI{Enabled: cfg.OpenAPI.Enabled, Path: cfg.OpenAPI.Path}
+	opts.Health = skiff.Health(cfg.Health)
+	opts.OpenAPI = skiff.OpenAPI{Enabled: cfg.OpenAPI.Enabled, Path: cfg.OpenAPI.Path}
 	if abs, err := filepath.Abs(dir); err == nil {
 		opts.OpenAPI.Title = filepath.Base(abs)
 	}
-	if !open {
-		return opts, nil
-	}
+	return opts, cfg.Datastores, nil
+}
+
+// openDatastores opens the datastores configs describe (internal/config
+// has filled in the adapter names) into opts.Datastores. On error nothing
+// is left open.
+func openDatastores(ctx context.Context, dir string, opts *skiff.Options, configs map[string]map[string]any) error {
 	openers := Adapters()
-	for name, dc := range cfg.Datastores {
+	opts.Datastores = make(map[string]datastore.Adapter, len(configs))
+	for name, dc := range configs {
 		adapter, _ := dc["adapter"].(string)
 		open, ok := openers[adapter]
 		if !ok {
-			closeAll(opts.Datastores)
-			return nil, fmt.Errorf("datastore %s: unknown adapter %q (use sqlite, postgres or mysql)", name, adapter)
+			return errors.Join(fmt.Errorf("datastore %s: unknown adapter %q (use sqlite, postgres or mysql)", name, adapter), closeDatastores(opts.Datastores))
 		}
 		url, _ := dc["url"].(string)
 		a, err := open(ctx, datastore.Config{Name: name, Adapter: adapter, URL: url, Dir: dir, Options: dc})
 		if err != nil {
-			closeAll(opts.Datastores)
-			return nil, fmt.Errorf("open datastore %s: %w", name, err)
+			return errors.Join(fmt.Errorf("open datastore %s: %w", name, err), closeDatastores(opts.Datastores))
 		}
 		opts.Datastores[name] = a
 	}
-	return opts, nil
+	return nil
 }
 
 // socketsConfig reads the transport keys of the sockets section (Sails'
 // config.sockets); internal/config reads the origin and per-IP settings and
 // judges the keys that only make sense for Node (a warning or an error).
-func socketsConfig(c map[string]any) (Sockets, error) {
-	var so Sockets
+func socketsConfig(c map[string]any) (skiff.Sockets, error) {
+	var so skiff.Sockets
 	if v, ok := c["transports"]; ok {
 		list, _ := v.([]any)
 		websocket := false
@@ -241,7 +308,7 @@ func socketsConfig(c map[string]any) (Sockets, error) {
 // busConfig reads the adapter keys of the sockets section: adapter, then
 // url, or Sails' host, port, pass and db for Redis, and the channel prefix
 // (adapterOptions.key, or key).
-func busConfig(c map[string]any, so *Sockets) error {
+func busConfig(c map[string]any, so *skiff.Sockets) error {
 	if v, ok := c["adapter"]; ok && v != nil {
 		s, ok := v.(string)
 		if !ok {
@@ -314,10 +381,14 @@ func busConfig(c map[string]any, so *Sockets) error {
 	return nil
 }
 
-func closeAll(stores map[string]datastore.Adapter) {
+// closeDatastores closes stores after a failed load and returns what
+// failed, to join to the load's own error.
+func closeDatastores(stores map[string]datastore.Adapter) error {
 	var errs []error
-	for _, s := range stores {
-		errs = append(errs, s.Close())
+	for name, s := range stores {
+		if err := s.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close datastore %s: %w", name, err))
+		}
 	}
-	_ = errors.Join(errs...)
+	return errors.Join(errs...)
 }

@@ -1,4 +1,4 @@
-package skiff_test
+package app_test
 
 import (
 	"context"
@@ -12,12 +12,13 @@ import (
 	"strings"
 
 	"github.com/skiffhq/skiff"
+	"github.com/skiffhq/skiff/app"
 	"github.com/skiffhq/skiff/blueprint"
 )
 
-// ExampleLoadApp serves an app folder from Go, as the skiff command does,
+// ExampleLoad serves an app folder from Go, as the skiff command does,
 // with a Go hook added: every find is capped at 10 records.
-func ExampleLoadApp() {
+func ExampleLoad() {
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "skiff-example")
 	if err != nil {
@@ -26,12 +27,12 @@ func ExampleLoadApp() {
 	defer os.RemoveAll(dir)
 	// A copy of the example app, so that its SQLite file lands in dir.
 	for _, sub := range []string{"models", "config"} {
-		if err := os.CopyFS(filepath.Join(dir, sub), os.DirFS(filepath.Join("examples/petshop", sub))); err != nil {
+		if err := os.CopyFS(filepath.Join(dir, sub), os.DirFS(filepath.Join("../examples/petshop", sub))); err != nil {
 			log.Fatal(err)
 		}
 	}
 
-	opts, err := skiff.LoadApp(ctx, dir, "development", os.Environ())
+	opts, err := app.Load(ctx, dir, "development", os.Environ())
 	if err != nil {
 		log.Fatal(err)
 	}
