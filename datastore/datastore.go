@@ -242,8 +242,8 @@ type Lock struct {
 // collection waits, across two round trips and the caller's work between
 // them. Here the engine decides: for each change it
 //
-//  1. locks the parent's row (Parent's key Key), waiting for it, as
-//     Locker would: every change of the collection locks it first, so
+//  1. locks the parent's row (Parent's row with key Key), waiting for it,
+//     as Locker would: every change of the collection locks it first, so
 //     changes of one collection run one after the other;
 //  2. locks, without waiting, the rows of the wanted children and of the
 //     current members, reading them (ChildColumns) in key order; a row
@@ -271,9 +271,8 @@ type CollectionReplacer interface {
 }
 
 // Replacement is the change a CollectionReplacer makes: the members of the
-// collection of the parent row Parent.Table's key Key become exactly the
-// rows of Child with keys Want (encoded values of Child's key column,
-// without duplicates).
+// collection of Parent's row with key Key become exactly the rows of Child
+// with keys Want (values of Child's key column, without duplicates).
 type Replacement struct {
 	Parent *Table
 	Key    any
