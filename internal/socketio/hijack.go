@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"syscall"
 )
 
 // Buffer sizes of an upgraded connection. net/http hands a hijacked
@@ -55,7 +56,7 @@ func (w *smallBuffers) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 			return nil, nil, fmt.Errorf("buffer early bytes: %w", err)
 		}
 	}
-	w.out = &batchWriter{conn: conn, pool: w.pool}
+	w.out = newBatchWriter(conn, w.pool)
 	return conn, bufio.NewReadWriter(br, bufio.NewWriterSize(w.out, writeBufferSize)), nil
 }
 
@@ -81,10 +82,21 @@ const maxHeldBytes = 64 << 10
 // goroutine (pongs, close frames), hence the mutex.
 type batchWriter struct {
 	conn net.Conn
-	pool *sync.Pool // of *[]byte: buffers are only held during a batch
+	raw  syscall.RawConn // conn's descriptor, for writes that must not block; nil if none
+	pool *sync.Pool      // of *[]byte: buffers are only held during a batch
 
 	mu   sync.Mutex
 	held *[]byte // non-nil between hold and release
+}
+
+func newBatchWriter(conn net.Conn, pool *sync.Pool) *batchWriter {
+	w := &batchWriter{conn: conn, pool: pool}
+	if sc, ok := conn.(syscall.Conn); ok && canTryWrite {
+		if raw, err := sc.SyscallConn(); err == nil {
+			w.raw = raw
+		}
+	}
+	return w
 }
 
 // Write writes p to the connection, or appends it to the held bytes.
@@ -136,4 +148,34 @@ func (w *batchWriter) writeHeld() error {
 	}
 	_, err := w.conn.Write(b)
 	return err
+}
+
+// tryRelease writes the held bytes as far as the connection takes them
+// without blocking. It stops holding and reports true when all were
+// written; else it keeps holding the rest (Write appends behind it), for
+// release to write from a goroutine that may block.
+func (w *batchWriter) tryRelease() (bool, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.held == nil {
+		return true, nil
+	}
+	b := *w.held
+	if len(b) > 0 {
+		if w.raw == nil {
+			return false, nil
+		}
+		n, err := tryWrite(w.raw, b)
+		if err != nil {
+			return false, err
+		}
+		if n < len(b) {
+			*w.held = b[:copy(b, b[n:])]
+			return false, nil
+		}
+	}
+	*w.held = b[:0]
+	w.pool.Put(w.held)
+	w.held = nil
+	return true, nil
 }
