@@ -75,11 +75,11 @@ const maxHeldBytes = 64 << 10
 
 // batchWriter is what the connection's bufio.Writer flushes to.
 // coder/websocket flushes after every message: one write(2) per message,
-// the largest cost of a fan-out. While the socket's writer goroutine
+// the largest cost of a fan-out. While a flusher or the socket's writer
 // drains the queued packets it holds their bytes here and writes them
-// with one call (release), so a socket that fell behind catches up at a
-// fraction of the cost. Write is also called by the library's reader
-// goroutine (pongs, close frames), hence the mutex.
+// with one call (tryRelease, release), so a socket that fell behind
+// catches up at a fraction of the cost. Write is also called by the
+// library's reader goroutine (pongs, close frames), hence the mutex.
 type batchWriter struct {
 	conn net.Conn
 	raw  syscall.RawConn // conn's descriptor, for writes that must not block; nil if none
