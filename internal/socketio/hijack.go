@@ -14,13 +14,15 @@ import (
 // Buffer sizes of an upgraded connection. net/http hands a hijacked
 // connection 4 KiB read and write buffers, which coder/websocket keeps for
 // the connection's life: 8 KiB of an idle socket's budget. Frame headers are
-// small and large payloads bypass bufio, so smaller buffers cost little.
-// The write buffer can be smaller still: every message is gathered by the
-// batchWriter under it, so the buffer's size does not decide the number of
-// write(2)s; the library's own control frames (at most 139 bytes) fit.
+// small (at most 14 bytes), what clients send is mostly pongs and short
+// requests, and reads larger than the buffer bypass it, so a small buffer
+// costs little. The write buffer can be smaller still: data messages go
+// straight to the batchWriter under it, which gathers them, so the
+// buffer's size does not decide the number of write(2)s; the library's own
+// control frames (at most 139 bytes) fit.
 const (
-	readBufferSize  = 512
-	writeBufferSize = 512
+	readBufferSize  = 256
+	writeBufferSize = 160
 )
 
 // smallBuffers wraps the handshake's ResponseWriter so that the hijacked
