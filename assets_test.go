@@ -15,6 +15,7 @@ import (
 	"github.com/alexedwards/scs/v2/memstore"
 
 	"github.com/skiffhq/skiff"
+	"github.com/skiffhq/skiff/app"
 	"github.com/skiffhq/skiff/internal/sockettest"
 )
 
@@ -55,7 +56,7 @@ func TestAssets(t *testing.T) {
 				skiff.SessionFrom(r.Context()).Put("user", "ann")
 			}),
 		},
-		Session: skiff.SessionOptions{Store: store},
+		Session: skiff.SessionSettings{Store: store},
 	})
 
 	tests := []struct {
@@ -148,8 +149,8 @@ func TestAssets(t *testing.T) {
 	}
 }
 
-// TestLoadAppAssets checks that LoadApp serves DIR/assets when it exists.
-func TestLoadAppAssets(t *testing.T) {
+// TestLoadAssets checks that app.Load serves DIR/assets when it exists.
+func TestLoadAssets(t *testing.T) {
 	ctx := context.Background()
 	env := []string{"SKIFF_DATASTORES__DEFAULT__URL=" + filepath.Join(t.TempDir(), "test.db")}
 	for _, tt := range []struct {
@@ -159,7 +160,7 @@ func TestLoadAppAssets(t *testing.T) {
 		{"examples/petshop", true},
 		{"testdata/apps/basic", false},
 	} {
-		opts, err := skiff.LoadApp(ctx, tt.dir, "development", env)
+		opts, err := app.Load(ctx, tt.dir, "development", env)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -167,14 +168,14 @@ func TestLoadAppAssets(t *testing.T) {
 			d.Close()
 		}
 		if got := opts.Assets != nil; got != tt.want {
-			t.Errorf("LoadApp(%s).Assets set = %v, want %v", tt.dir, got, tt.want)
+			t.Errorf("app.Load(%s).Assets set = %v, want %v", tt.dir, got, tt.want)
 			continue
 		}
 		if !tt.want {
 			continue
 		}
 		if b, err := fs.ReadFile(opts.Assets, "index.html"); err != nil || !strings.Contains(string(b), "sails.io.js") {
-			t.Errorf("LoadApp(%s).Assets index.html = %.40q, %v; want the demo page", tt.dir, b, err)
+			t.Errorf("app.Load(%s).Assets index.html = %.40q, %v; want the demo page", tt.dir, b, err)
 		}
 	}
 }

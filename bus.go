@@ -2,50 +2,46 @@ package skiff
 
 import (
 	"fmt"
-	"strings"
+	"io"
 
 	"github.com/skiffhq/skiff/realtime"
-	"github.com/skiffhq/skiff/realtime/natsbus"
-	"github.com/skiffhq/skiff/realtime/redisbus"
 )
 
-// openBus returns the bus Options.Sockets asks for, nil for a single
-// instance. It fails on an unknown adapter or a malformed URL, never
-// because the server is unreachable: the instance then starts alone and
-// joins the others when the bus is up.
-func openBus(so Sockets) (realtime.Bus, error) {
+// checkBus returns the bus Options.Sockets holds, nil for a single
+// instance. The embedding API knows the adapter names only to say what is
+// missing: package app opens the bus they name (the Redis and NATS
+// clients are linked there).
+func checkBus(so Sockets) (realtime.Bus, error) {
 	if so.Bus != nil {
 		return so.Bus, nil
 	}
 	switch so.Adapter {
 	case "", "memory", "socket.io-adapter-memory":
 		return nil, nil
-	case "redis", "socket.io-redis", "@sailshq/socket.io-redis":
-		url := so.URL
-		if url == "" {
-			url = "redis://127.0.0.1:6379"
-		}
-		if !strings.HasPrefix(url, "redis://") && !strings.HasPrefix(url, "rediss://") {
-			return nil, fmt.Errorf("sockets.url: %q is not a redis:// URL (sockets.adapter is %s)", url, so.Adapter)
-		}
-		b, err := redisbus.New(redisbus.Options{URL: url, Prefix: so.Prefix})
-		if err != nil {
-			return nil, fmt.Errorf("sockets: %w", err)
-		}
-		return b, nil
-	case "nats":
-		url := so.URL
-		if url == "" {
-			url = "nats://127.0.0.1:4222"
-		}
-		if !strings.HasPrefix(url, "nats://") && !strings.HasPrefix(url, "tls://") {
-			return nil, fmt.Errorf("sockets.url: %q is not a nats:// URL (sockets.adapter is nats)", url)
-		}
-		b, err := natsbus.New(natsbus.Options{URL: url, Prefix: so.Prefix})
-		if err != nil {
-			return nil, fmt.Errorf("sockets: %w", err)
-		}
-		return b, nil
+	case "redis", "socket.io-redis", "@sailshq/socket.io-redis", "nats":
+		return nil, fmt.Errorf("sockets.adapter: %s needs Sockets.Bus set to the bus (app.Load and app.Connect open it from sockets.url; or redisbus.New, natsbus.New)", so.Adapter)
 	}
 	return nil, fmt.Errorf("sockets.adapter: unknown adapter %q (use memory, redis or nats)", so.Adapter)
+}
+
+// ownedClosers are what New takes over from opts: the bus (unless sockets
+// are off) and a session store that can be closed.
+func ownedClosers(opts *Options) []io.Closer {
+	var out []io.Closer
+	if opts.Sockets.Bus != nil && !opts.Sockets.Disabled {
+		out = append(out, opts.Sockets.Bus)
+	}
+	if c := storeCloser(opts.Session); c != nil {
+		out = append(out, c)
+	}
+	return out
+}
+
+// storeCloser is s.Store when it can be closed, else nil.
+func storeCloser(s SessionSettings) io.Closer {
+	if s.Disabled {
+		return nil
+	}
+	c, _ := s.Store.(io.Closer)
+	return c
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/skiffhq/skiff"
+	"github.com/skiffhq/skiff/app"
 	"github.com/skiffhq/skiff/internal/sockettest"
 	"github.com/skiffhq/skiff/internal/testenv"
 	"github.com/skiffhq/skiff/realtime"
@@ -456,28 +457,36 @@ func TestSocketsAdapterConfig(t *testing.T) {
 			"@sailshq/socket.io-redis", "redis://:s3cret@cache:6380/3", "shop"},
 		{[]string{"SKIFF_SOCKETS__ADAPTER=nats", "SKIFF_SOCKETS__URL=nats://q:4222", "SKIFF_SOCKETS__KEY=shop"}, "nats", "nats://q:4222", "shop"},
 	} {
-		so := skifftest.Load(t, "testdata/apps/basic", "", append(tt.env, db)...).Sockets
+		opts := skifftest.Load(t, "testdata/apps/basic", "", append(tt.env, db)...)
+		so := opts.Sockets
+		if err := app.Close(opts); err != nil {
+			t.Error(err)
+		}
 		if so.Adapter != tt.adapter || so.URL != tt.url || so.Prefix != tt.prefix {
 			t.Errorf("%v: adapter %q, url %q, prefix %q; want %q, %q, %q", tt.env, so.Adapter, so.URL, so.Prefix, tt.adapter, tt.url, tt.prefix)
 		}
 	}
 	ctx := context.Background()
-	if _, err := skiff.LoadApp(ctx, "testdata/apps/basic", "", []string{db, "SKIFF_SOCKETS__ADAPTER=redis", "SKIFF_SOCKETS__DB=-1"}); err == nil ||
+	if _, err := app.Load(ctx, "testdata/apps/basic", "", []string{db, "SKIFF_SOCKETS__ADAPTER=redis", "SKIFF_SOCKETS__DB=-1"}); err == nil ||
 		!strings.Contains(err.Error(), "sockets.db") {
 		t.Errorf("db -1: error %v, want one naming sockets.db", err)
 	}
-	if _, err := skiff.LoadApp(ctx, "testdata/apps/basic", "", []string{db, "SKIFF_SOCKETS__ADAPTER=mongo"}); err == nil ||
+	if _, err := app.Load(ctx, "testdata/apps/basic", "", []string{db, "SKIFF_SOCKETS__ADAPTER=mongo"}); err == nil ||
 		!strings.Contains(err.Error(), "sockets.adapter") {
 		t.Errorf("adapter mongo: error %v, want one naming sockets.adapter", err)
 	}
 	for adapter, url := range map[string]string{"redis": "nats://h:4222", "nats": "redis://h:6379", "kafka": ""} {
 		opts := skifftest.Load(t, "testdata/apps/basic", "", db)
-		opts.Sockets.Adapter, opts.Sockets.URL = adapter, url
-		if app, err := skiff.New(ctx, *opts); err == nil || !strings.Contains(err.Error(), "sockets.") {
-			if app != nil {
-				app.Close()
+		opts.Sockets.Adapter, opts.Sockets.URL, opts.Sockets.Bus = adapter, url, nil
+		err := app.Connect(ctx, opts)
+		if err == nil {
+			var a *skiff.App
+			if a, err = skiff.New(ctx, *opts); a != nil {
+				a.Close()
 			}
-			t.Errorf("New with adapter %s, url %q: error %v, want one naming the setting", adapter, url, err)
+		}
+		if err == nil || !strings.Contains(err.Error(), "sockets.") {
+			t.Errorf("Connect and New with adapter %s, url %q: error %v, want one naming the setting", adapter, url, err)
 		}
 	}
 }

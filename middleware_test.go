@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/skiffhq/skiff"
+	"github.com/skiffhq/skiff/app"
 	"github.com/skiffhq/skiff/internal/sockettest"
 )
 
@@ -101,9 +102,9 @@ func TestMiddlewareRefused(t *testing.T) {
 	}
 }
 
-// TestLoadAppSailsSections checks what LoadApp makes of the custom section,
+// TestLoadSailsSections checks what app.Load makes of the custom section,
 // an order without www, hooks and inMemoryOnly.
-func TestLoadAppSailsSections(t *testing.T) {
+func TestLoadSailsSections(t *testing.T) {
 	dir := t.TempDir()
 	for name, data := range map[string]string{
 		"config/custom.yaml":    "custom: {mail: {from: a@b.c}, limit: 5}\n",
@@ -121,16 +122,16 @@ func TestLoadAppSailsSections(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	opts, err := skiff.LoadApp(t.Context(), dir, "", nil)
+	opts, err := app.Load(t.Context(), dir, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if opts.Assets != nil || !opts.Session.Disabled || !opts.Sockets.Disabled {
-		t.Errorf("LoadApp: Assets %v, Session.Disabled %t, Sockets.Disabled %t; want nil (no www), true (no session), true (hooks.sockets)",
+		t.Errorf("app.Load: Assets %v, Session.Disabled %t, Sockets.Disabled %t; want nil (no www), true (no session), true (hooks.sockets)",
 			opts.Assets, opts.Session.Disabled, opts.Sockets.Disabled)
 	}
 	if len(opts.Warnings) != 1 || !strings.HasPrefix(opts.Warnings[0], "views:") {
-		t.Errorf("LoadApp warnings = %q, want the one about views", opts.Warnings)
+		t.Errorf("app.Load warnings = %q, want the one about views", opts.Warnings)
 	}
 	app, err := skiff.New(t.Context(), *opts)
 	if err != nil {

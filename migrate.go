@@ -12,9 +12,16 @@ import (
 	"github.com/skiffhq/skiff/orm"
 )
 
-// applyMigrateDefaults gives each model without a strategy the
-// environment's: alter, or safe in production.
-func applyMigrateDefaults(opts *Options) {
+// ownModels replaces opts.Models by copies, since resolving a schema writes
+// into its models and the caller's must stay as written, and gives each
+// model without a strategy the environment's: alter, or safe in
+// production.
+func ownModels(opts *Options) {
+	models := make([]*model.Model, len(opts.Models))
+	for i, m := range opts.Models {
+		models[i] = m.Clone()
+	}
+	opts.Models = models
 	for _, m := range opts.Models {
 		if m.Migrate == "" {
 			m.Migrate = model.MigrateAlter
@@ -53,7 +60,7 @@ func migrationORM(opts *Options) (*orm.ORM, error) {
 	if opts.Env == "" {
 		opts.Env = "development"
 	}
-	applyMigrateDefaults(opts)
+	ownModels(opts)
 	schema, err := model.NewSchema(opts.Models)
 	if err != nil {
 		return nil, err

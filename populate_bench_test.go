@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/skiffhq/skiff"
+	"github.com/skiffhq/skiff/app"
 	"github.com/skiffhq/skiff/internal/testenv"
 )
 
@@ -167,7 +168,7 @@ func petshopTuned(b *testing.B, environ []string, tune func(*skiff.Options)) htt
 	}
 	os.RemoveAll(filepath.Join(dir, ".tmp"))
 	ctx := context.Background()
-	opts, err := skiff.LoadApp(ctx, dir, "development", environ)
+	opts, err := app.Load(ctx, dir, "development", environ)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/skiffhq/skiff"
+	"github.com/skiffhq/skiff/app"
 	"github.com/skiffhq/skiff/blueprint"
 	"github.com/skiffhq/skiff/internal/sockettest"
 	"github.com/skiffhq/skiff/skifftest"
@@ -271,7 +272,7 @@ func testRealtimeNotifications(t *testing.T, a rig) {
 
 func TestSocketHandshakeOrigins(t *testing.T) {
 	ctx := context.Background()
-	opts, err := skiff.LoadApp(ctx, "testdata/apps/basic", "development",
+	opts, err := app.Load(ctx, "testdata/apps/basic", "development",
 		[]string{"SKIFF_DATASTORES__DEFAULT__URL=" + t.TempDir() + "/db"})
 	if err != nil {
 		t.Fatal(err)
@@ -331,9 +332,9 @@ func TestBlueprintRealtimeOptions(t *testing.T) {
 	if bp.DeepWatch || bp.NotificationFormat != blueprint.FormatSails {
 		t.Errorf("from the environment: DeepWatch %v, NotificationFormat %q; want false, sails", bp.DeepWatch, bp.NotificationFormat)
 	}
-	if _, err := skiff.LoadApp(ctx, "testdata/apps/basic", "", []string{"SKIFF_BLUEPRINTS__NOTIFICATIONFORMAT=sails1.5"}); err == nil ||
+	if _, err := app.Load(ctx, "testdata/apps/basic", "", []string{"SKIFF_BLUEPRINTS__NOTIFICATIONFORMAT=sails1.5"}); err == nil ||
 		!strings.Contains(err.Error(), "blueprints.notificationFormat must be seed or sails") {
-		t.Errorf("LoadApp with notificationFormat sails1.5: error %v, want one naming the setting and its values", err)
+		t.Errorf("app.Load with notificationFormat sails1.5: error %v, want one naming the setting and its values", err)
 	}
 	opts := load()
 	opts.Blueprints.NotificationFormat = "Sails"

@@ -72,19 +72,9 @@ type security struct {
 	sessions *session.Manager
 	cors     *cors.Settings
 	policies *policy.Table
-	closers  []io.Closer
 }
 
-func (s *security) Close() error {
-	var errs []error
-	for _, c := range s.closers {
-		errs = append(errs, c.Close())
-	}
-	return errors.Join(errs...)
-}
-
-// newSecurity checks the security options and opens the session store.
-// On error nothing is left open.
+// newSecurity checks the security options and sets up the session store.
 func newSecurity(ctx context.Context, opts *Options) (*security, error) {
 	for _, o := range opts.Sockets.OnlyAllowOrigins {
 		if err := cors.CheckOrigin(o); err != nil {
@@ -126,14 +116,9 @@ func newSecurity(ctx context.Context, opts *Options) (*security, error) {
 		case "", "memory":
 			store = session.NewMemoryStore()
 		case "redis", "connect-redis", "@sailshq/connect-redis":
-			if so.URL == "" {
-				return nil, errors.New("session: the redis adapter needs a url (redis://host:6379)")
-			}
-			s, c, err := session.NewRedisStore(ctx, so.URL, so.Prefix)
-			if err != nil {
-				return nil, err
-			}
-			store, sec.closers = s, append(sec.closers, c)
+			// The Redis client is linked by package app, not by the
+			// embedding API.
+			return nil, fmt.Errorf("session: the %s adapter needs Session.Store set to the store (app.Load and app.Connect open it from the url)", so.Adapter)
 		case "datastore":
 			name := so.Datastore
 			if name == "" {
@@ -151,13 +136,9 @@ func newSecurity(ctx context.Context, opts *Options) (*security, error) {
 		}
 	}
 	errs := errorWriterFor(opts)
-	sec.sessions, err = session.New(session.Config{
-		Name: so.Name, Secret: secret, Store: store, MaxAge: so.MaxAge, Path: so.Path, Domain: so.Domain,
-		Secure: so.Secure, HTTPOnly: so.HTTPOnly, SameSite: so.SameSite, Disabled: so.IsSessionDisabled,
-		OnError: errs, SaveUninitialized: so.SaveUninitialized == nil || *so.SaveUninitialized,
-	})
+	so.Secret, so.Store = secret, store
+	sec.sessions, err = session.New(session.Config{Session: so, OnError: errs})
 	if err != nil {
-		_ = sec.Close()
 		return nil, err
 	}
 	return sec, nil

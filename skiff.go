@@ -39,6 +39,7 @@ type App struct {
 	sockets *socketio.Server   // nil when Options.Sockets.Disabled
 	virtual *virtualreq.Server // nil when Options.Sockets.Disabled
 	sec     *security
+	store   io.Closer // Options.Session.Store when it is one, else nil
 	// routes is the number of routes bound; stopping is set once Serve
 	// begins to shut down (readiness then answers 503).
 	routes   int
@@ -52,9 +53,19 @@ type App struct {
 // secret, the socket origin policy (Sockets.OnlyAllowOrigins or
 // BeforeConnect) is missing or a model's migrate is not safe, and on an
 // unknown Blueprints.NotificationFormat; those checks come before any table
-// is touched. It closes no datastore on failure (the
-// caller owns the adapters until New succeeds).
-func New(ctx context.Context, opts Options) (*App, error) {
+// is touched. It closes no datastore on failure (the caller owns the
+// adapters until New succeeds), but it takes over Sockets.Bus and a
+// Session.Store that is an io.Closer at once: they are closed when New
+// fails, else by App.Close.
+func New(ctx context.Context, opts Options) (_ *App, err error) {
+	owned := ownedClosers(&opts)
+	defer func() {
+		if err != nil {
+			for _, c := range owned {
+				_ = c.Close()
+			}
+		}
+	}()
 	if opts.Env == "" {
 		opts.Env = "development"
 	}
@@ -72,7 +83,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	if opts.Blueprints != nil {
 		bp = *opts.Blueprints
 	}
-	applyMigrateDefaults(&opts)
+	ownModels(&opts)
 	format, err := blueprint.ParseNotificationFormat(string(bp.NotificationFormat))
 	if err != nil {
 		return nil, fmt.Errorf("blueprints.notificationFormat: %w", err)
@@ -102,12 +113,11 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	}
 	var bus realtime.Bus
 	if !opts.Sockets.Disabled {
-		if bus, err = openBus(opts.Sockets); err != nil {
-			_ = sec.Close()
+		if bus, err = checkBus(opts.Sockets); err != nil {
 			return nil, err
 		}
 	}
-	a := &App{opts: opts, schema: schema, orm: o, log: opts.Logger, sec: sec,
+	a := &App{opts: opts, schema: schema, orm: o, log: opts.Logger, sec: sec, store: storeCloser(opts.Session),
 		hub: realtime.NewHub(schema.Models(), opts.Logger, realtime.WithBus(bus))}
 	var notifier blueprint.Notifier
 	if !opts.Sockets.Disabled {
@@ -123,14 +133,14 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	// The description is set once the route table it describes is built.
 	var doc []byte
 	var docHandler http.Handler
-	if opts.OpenAPI.served(opts.Env) {
+	if opts.OpenAPI.Served(opts.Env) {
 		docHandler = documentHandler(&doc)
 	}
 	hcfg := httpapi.Config{
 		Production:   opts.Env == "production",
 		Models:       schema.Models(),
 		Service:      svc,
-		Blueprints:   httpBlueprints(bp),
+		Blueprints:   bp,
 		Routes:       httpRoutes(&opts, docHandler),
 		Actions:      opts.Actions,
 		BodyLimit:    opts.BodyLimit,
@@ -153,8 +163,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		doc, err = describe(&opts, hcfg)
 	}
 	if err != nil {
-		_ = sec.Close()
-		_ = a.hub.Close()
+		// The hub has not started: closing the bus (owned) is all it needs.
 		return nil, err
 	}
 	a.handler = h
@@ -229,7 +238,7 @@ func admit(so Sockets) func(r *http.Request) error {
 
 // Realtime returns the app's rooms and pub/sub: Go code subscribes sockets
 // and publishes messages through it. realtime.SocketID(r.Context()) gives
-// the socket of a virtual request. With Sockets.Adapter set, Serve starts
+// the socket of a virtual request. With Sockets.Bus set, Serve starts
 // its bus; an app served through Handler by another server calls
 // Realtime().Start itself.
 func (a *App) Realtime() *realtime.Hub { return a.hub }
@@ -426,8 +435,10 @@ func (a *App) Close() error {
 	if err := a.hub.Close(); err != nil {
 		errs = append(errs, err)
 	}
-	if err := a.sec.Close(); err != nil {
-		errs = append(errs, fmt.Errorf("close session store: %w", err))
+	if a.store != nil {
+		if err := a.store.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close session store: %w", err))
+		}
 	}
 	for name, d := range a.opts.Datastores {
 		if err := d.Close(); err != nil {

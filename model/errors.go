@@ -13,7 +13,7 @@ const (
 	Internal     Kind = iota // 500; the message is never shown to clients
 	Invalid                  // 400: E_INVALID_CRITERIA, E_INVALID_NEW_RECORD, ...
 	NotFound                 // 404
-	Conflict                 // E_UNIQUE (400 in blueprints, as Sails does)
+	Conflict                 // 409: the data is not as the request needs (E_TOO_MANY); a unique violation is Invalid with CodeUnique, 400 as in Sails
 	Forbidden                // 403
 	Unauthorized             // 401
 	TooLarge                 // 413: request body over the limit

@@ -162,3 +162,19 @@ type JoinTable struct {
 	ParentAttr string
 	ChildAttr  string
 }
+
+// Clone returns a copy of m that shares nothing Schema resolution writes
+// (the model, its attributes and their lists), so that resolving the copy
+// leaves m as its owner wrote it.
+func (m *Model) Clone() *Model {
+	c := *m
+	c.Attributes = make(map[string]*Attribute, len(m.Attributes))
+	for name, a := range m.Attributes {
+		ac := *a
+		c.Attributes[name] = &ac
+	}
+	c.Order = slices.Clone(m.Order)
+	c.Omit = slices.Clone(m.Omit)
+	c.Queryable = slices.Clone(m.Queryable)
+	return &c
+}

@@ -16,13 +16,11 @@ type defs map[string]map[string]any
 func buildSchema(t *testing.T, d defs) (*model.Schema, error) {
 	t.Helper()
 	var ms []*model.Model
-	for _, id := range sortedKeys(d) {
+	for _, id := range slices.Sorted(maps.Keys(d)) {
 		ms = append(ms, mustParse(t, id, attrs(d[id])))
 	}
 	return model.NewSchema(ms)
 }
-
-func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 func mustSchema(t *testing.T, d defs) *model.Schema {
 	t.Helper()

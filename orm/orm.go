@@ -270,7 +270,7 @@ func pkWhere(m *model.Model, pk any) criteria.Expr {
 }
 
 // classify turns adapter errors whose meaning is known into model errors.
-func (e *entry) classify(err error, code string) error {
+func (e *entry) classify(err error) error {
 	if u, ok := errors.AsType[*datastore.UniqueError](err); ok {
 		var attrs []string
 		for _, c := range u.Columns {
@@ -287,6 +287,5 @@ func (e *entry) classify(err error, code string) error {
 			Err:   err,
 		}
 	}
-	_ = code
 	return err
 }

@@ -43,7 +43,7 @@ func (o *ORM) Create(ctx context.Context, m *model.Model, in map[string]any) (mo
 		}
 		rows, err := o.adapter(ctx, e).Create(ctx, e.table, []datastore.Record{e.toRow(rec)})
 		if err != nil {
-			return e.classify(err, model.CodeInvalidNewRecord)
+			return e.classify(err)
 		}
 		created = e.fromRow(rows[0])
 		id := created[m.PrimaryKey]
@@ -52,7 +52,7 @@ func (o *ORM) Create(ctx context.Context, m *model.Model, in map[string]any) (mo
 				cs.keyChanged(m, a, id, nil, created[name])
 			}
 		}
-		for _, name := range sortedKeys(plural) {
+		for _, name := range slices.Sorted(maps.Keys(plural)) {
 			a := m.Attributes[name]
 			ids, err := childIDs(a, plural[name])
 			if err != nil {
@@ -141,7 +141,7 @@ func (o *ORM) UpdateWithPrevious(ctx context.Context, m *model.Model, pk any, in
 			Table: e.table, Where: criteria.Rename(pkWhere(m, pk), e.column), Limit: criteria.Unlimited, Fetch: true,
 		}, e.toRow(vals))
 		if err != nil {
-			return e.classify(err, model.CodeInvalidValuesToSet)
+			return e.classify(err)
 		}
 		if len(rows) == 1 {
 			after = e.fromRow(rows[0])
@@ -369,7 +369,7 @@ func (o *ORM) link(ctx context.Context, e *entry, a *model.Attribute, parent any
 			rows[i] = je.toRow(model.Record{join.ParentAttr: parent, join.ChildAttr: id})
 		}
 		err = createLater(ctx, o.adapter(ctx, je), je.table, rows)
-		return je.classify(err, model.CodeInvalidNewRecord)
+		return je.classify(err)
 	}
 }
 
@@ -457,13 +457,4 @@ func describeIDs(ids []any) string {
 		fmt.Fprintf(&b, " (and %d more)", more)
 	}
 	return b.String()
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/skiffhq/skiff"
+	"github.com/skiffhq/skiff/app"
 	"github.com/skiffhq/skiff/model"
 	"github.com/skiffhq/skiff/orm"
 )
@@ -35,15 +36,11 @@ func migrateCmd(ctx context.Context, args []string, environ []string, stdout, st
 	if *env == "" {
 		*env = lookupEnv(environ, "SKIFF_ENV")
 	}
-	opts, err := skiff.LoadApp(ctx, *dir, *env, environ)
+	opts, err := app.LoadDatastores(ctx, *dir, *env, environ)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		for _, d := range opts.Datastores {
-			_ = d.Close()
-		}
-	}()
+	defer func() { _ = app.Close(opts) }()
 	switch model.Migrate(*strategy) {
 	case "":
 	case model.MigrateAlter, model.MigrateDrop, model.MigrateSafe:

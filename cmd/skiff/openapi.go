@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/skiffhq/skiff"
+	"github.com/skiffhq/skiff/app"
 )
 
 // openapiCmd is `skiff openapi`: print the OpenAPI 3.1 document of the
@@ -30,7 +30,7 @@ func openapiCmd(ctx context.Context, args []string, environ []string, stdout, st
 	if *env == "" {
 		*env = lookupEnv(environ, "SKIFF_ENV")
 	}
-	doc, err := skiff.DescribeApp(ctx, *dir, *env, environ)
+	doc, err := app.Describe(*dir, *env, environ)
 	if err != nil {
 		return err
 	}

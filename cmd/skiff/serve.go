@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/skiffhq/skiff"
+	"github.com/skiffhq/skiff/app"
 )
 
 func serve(ctx context.Context, args []string, environ []string, stdout, stderr io.Writer) error {
@@ -52,7 +53,7 @@ func serve(ctx context.Context, args []string, environ []string, stdout, stderr 
 	// same checks as the config's values.
 	environ = override(environ, "SKIFF_LOG__LEVEL", *logLevel)
 	environ = override(environ, "SKIFF_LOG__FORMAT", *logFormat)
-	opts, err := skiff.LoadApp(ctx, *dir, *env, environ)
+	opts, err := app.Load(ctx, *dir, *env, environ)
 	if err != nil {
 		return err
 	}
@@ -70,9 +71,7 @@ func serve(ctx context.Context, args []string, environ []string, stdout, stderr 
 	}
 	ln, adminLn, err := listen(*port, getenv("PORT"), *host, *adminAddr, opts)
 	if err != nil {
-		for _, d := range opts.Datastores {
-			_ = d.Close()
-		}
+		_ = app.Close(opts)
 		return err
 	}
 	var adm *admin

@@ -1,6 +1,7 @@
 package datastoretest
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -27,9 +28,9 @@ func testPlan(t *testing.T, a datastore.Adapter) {
 		{Name: "keep", Kind: datastore.String},
 		{Name: "code", Kind: datastore.String, Unique: true},
 	}}
-	plan := func(mode datastore.Migrate, tbl *datastore.Table) []datastore.Change {
+	plan := func(mode datastore.Migrate, tables ...*datastore.Table) []datastore.Change {
 		t.Helper()
-		got, err := p.Plan(t.Context(), []*datastore.Table{tbl}, mode)
+		got, err := p.Plan(t.Context(), tables, mode)
 		if err != nil {
 			t.Fatalf("Plan(%s): %v", mode, err)
 		}
@@ -72,8 +73,36 @@ func testPlan(t *testing.T, a datastore.Adapter) {
 	if got := plan(datastore.MigrateAlter, v2); len(got) != 0 {
 		t.Errorf("Plan(alter) after Define(alter) = %v, want nothing", got)
 	}
-	want = []datastore.Change{{Kind: datastore.RecreateTable, Table: name, Rows: 3}}
-	if d := cmp.Diff(want, plan(datastore.MigrateDrop, v2)); d != "" {
+
+	// A column that holds values and becomes unique: one index to create
+	// (MySQL retypes a text column first, as part of it).
+	v3 := &datastore.Table{Name: name, PrimaryKey: "id", Columns: slices.Clone(v2.Columns)}
+	v3.Columns[1].Unique = true
+	if ix := plan(datastore.MigrateAlter, v3); len(ix) != 1 || ix[0].Kind != datastore.CreateIndex {
+		t.Errorf("Plan(alter) making keep unique = %v, want one index to create", ix)
+	}
+	define(t, a, datastore.MigrateAlter, v3)
+	if got := plan(datastore.MigrateAlter, v3); len(got) != 0 {
+		t.Errorf("Plan(alter) after Define(alter) = %v, want nothing", got)
+	}
+
+	// Several tables, in the order given.
+	missing := &datastore.Table{Name: tableName(t, "missing"), PrimaryKey: "id", Columns: v1.Columns[:2]}
+	want = []datastore.Change{{Kind: datastore.CreateTable, Table: missing.Name}}
+	if d := cmp.Diff(want, plan(datastore.MigrateAlter, missing, v3)); d != "" {
+		t.Errorf("Plan(alter) of a missing and a current table (-want +got):\n%s", d)
+	}
+	want = []datastore.Change{{Kind: datastore.CreateTable, Table: missing.Name}, {Kind: datastore.RecreateTable, Table: name, Rows: 3}}
+	if d := cmp.Diff(want, plan(datastore.MigrateDrop, missing, v3)); d != "" {
 		t.Errorf("Plan(drop) (-want +got):\n%s", d)
+	}
+	if got := plan(datastore.MigrateSafe, missing, v1); len(got) != 0 {
+		t.Errorf("Plan(safe) = %v, want nothing", got)
+	}
+	if _, err := p.Plan(t.Context(), []*datastore.Table{v3}, "sometimes"); err == nil {
+		t.Errorf("Plan(unknown strategy) = nil error")
+	}
+	if n := count(t, a, all(v3)); n != 3 {
+		t.Fatalf("Plan changed the table: Count = %d, want 3", n)
 	}
 }

@@ -37,7 +37,7 @@ func TestParseConfig(t *testing.T) {
 			t.Errorf("parseConfig(%s): the adapter's own settings are missing: %+v", tt.url, mc)
 		}
 	}
-	for _, bad := range []string{"postgres://h/db", "mysql://h", "mysql://h/app?charset=latin1"} {
+	for _, bad := range []string{"postgres://h/db", "mysql://h", "mysql://h/app?charset=latin1", "mysql://h/app?sql_mode=%27%27", "u@tcp(h)/app?SQL_MODE=ANSI", "mysql://h/app?transaction_isolation=SERIALIZABLE"} {
 		if _, err := parseConfig(datastore.Config{URL: bad}); err == nil {
 			t.Errorf("parseConfig(%s) = nil error, want a refusal", bad)
 		}

@@ -174,9 +174,17 @@ func (db *DB) indexDef(ix sqlgen.Index) string {
 	return sb.String()
 }
 
+// The queries that read the schema as it is, for alter and Plan: a
+// table's columns (none when it does not exist) and its indexes' names.
+const (
+	columnsQuery = `SELECT COLUMN_NAME FROM information_schema.COLUMNS
+		WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?`
+	indexesQuery = `SELECT DISTINCT INDEX_NAME FROM information_schema.STATISTICS
+		WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?`
+)
+
 func (db *DB) alter(ctx context.Context, q querier, t *datastore.Table) error {
-	have, err := db.names(ctx, q, `SELECT COLUMN_NAME FROM information_schema.COLUMNS
-		WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?`, t.Name)
+	have, err := db.names(ctx, q, columnsQuery, t.Name)
 	if err != nil {
 		return fmt.Errorf("define %s: %w", t.Name, err)
 	}
@@ -189,8 +197,7 @@ func (db *DB) alter(ctx context.Context, q querier, t *datastore.Table) error {
 	if len(have) == 0 {
 		return db.exec(ctx, q, t, db.createTable(t))
 	}
-	indexes, err := db.names(ctx, q, `SELECT DISTINCT INDEX_NAME FROM information_schema.STATISTICS
-		WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?`, t.Name)
+	indexes, err := db.names(ctx, q, indexesQuery, t.Name)
 	if err != nil {
 		return fmt.Errorf("define %s: %w", t.Name, err)
 	}

@@ -18,7 +18,16 @@ const (
 	errDeadlock        = 1213 // ER_LOCK_DEADLOCK
 	errLockNoWait      = 3572 // ER_LOCK_NOWAIT (MySQL 8)
 	errRecordChanged   = 1020 // ER_CHECKREAD: MariaDB's snapshot isolation
-	errDataTooLong     = 1406 // ER_DATA_TOO_LONG: a string past an indexed VARCHAR(255)
+)
+
+// Server error numbers of a value that does not fit its column, which the
+// strict sql_mode makes errors rather than warnings over a value changed.
+const (
+	errDataTooLong     = 1406 // ER_DATA_TOO_LONG: a string past VARCHAR(n)
+	errOutOfRange      = 1264 // ER_WARN_DATA_OUT_OF_RANGE: 300 in a TINYINT
+	errDataTruncated   = 1265 // WARN_DATA_TRUNCATED: 'x' in an ENUM, a bad DECIMAL
+	errWrongValue      = 1292 // ER_TRUNCATED_WRONG_VALUE: 'soon' in a DATETIME
+	errWrongFieldValue = 1366 // ER_TRUNCATED_WRONG_VALUE_FOR_FIELD: 'abc' in an INT
 )
 
 // errNumber returns the server error number of err, or 0.
@@ -30,23 +39,21 @@ func errNumber(err error) uint16 {
 	return 0
 }
 
-// classify turns a duplicate key (1062) into *datastore.UniqueError. The
-// columns come from the violated index's name, which Define derives from
-// them (sqlgen.UniqueIndexes); "PRIMARY" is the primary key. MySQL 8 names
-// the index table.index, MariaDB index alone.
+// classify turns a duplicate key (1062) into *datastore.UniqueError, and
+// a value that does not fit its column into a 400 (see misfit). The
+// columns of a duplicate come from the violated index's name, which Define
+// derives from them (sqlgen.UniqueIndexes); "PRIMARY" is the primary key.
+// MySQL 8 names the index table.index, MariaDB index alone.
 func classify(op string, d *sqlgen.Dialect, t *datastore.Table, err error) error {
 	var me *mysql.MySQLError
-	if errors.As(err, &me) && me.Number == errDataTooLong {
-		// The client's value, not the server, is at fault: a 400, as
-		// the other engines (whose strings have no length) never need.
-		code := model.CodeInvalidNewRecord
-		if op != "create" {
-			code = model.CodeInvalidValuesToSet
-		}
-		return &model.Error{Kind: model.Invalid, Code: code, Err: err, Msg: fmt.Sprintf(
-			"A value is too long for %s (%s): on MySQL an attribute that is unique or indexed holds at most 255 characters.", t.Name, me.Message)}
+	if !errors.As(err, &me) {
+		return fmt.Errorf("%s %s: %w", op, t.Name, err)
 	}
-	if !errors.As(err, &me) || me.Number != errDupEntry {
+	switch me.Number {
+	case errDupEntry:
+	case errDataTooLong, errOutOfRange, errDataTruncated, errWrongValue, errWrongFieldValue:
+		return misfit(op, d, t, me)
+	default:
 		return fmt.Errorf("%s %s: %w", op, t.Name, err)
 	}
 	ue := &datastore.UniqueError{Table: t.Name, Err: err}
@@ -66,6 +73,52 @@ func classify(op string, d *sqlgen.Dialect, t *datastore.Table, err error) error
 		}
 	}
 	return ue
+}
+
+// misfit is the error of a value that does not fit its column: the
+// client's value, not the server, is at fault, so a 400, which the other
+// engines (whose strings have no length) meet only with a columnType of
+// their own. The message names the column but not the value, nor the
+// database, which the server's may.
+func misfit(op string, d *sqlgen.Dialect, t *datastore.Table, me *mysql.MySQLError) error {
+	code := model.CodeInvalidNewRecord
+	if op != "create" {
+		code = model.CodeInvalidValuesToSet
+	}
+	what := "does not fit"
+	switch me.Number {
+	case errDataTooLong:
+		what = "is too long for"
+	case errOutOfRange:
+		what = "is out of range for"
+	}
+	name := errColumn(me.Message)
+	msg := fmt.Sprintf("A value %s the column %s of %s", what, name, t.Name)
+	if c := t.Column(name); c != nil {
+		switch typ := sqlgen.ColumnType(d, c); {
+		case me.Number == errDataTooLong && typ == d.Types[datastore.String]:
+			// Not the type asked for: the VARCHAR of an indexed string.
+			msg += ": on MySQL a string attribute that is unique or indexed holds at most 255 characters"
+		default:
+			msg += " (" + typ + ")"
+		}
+	}
+	return &model.Error{Kind: model.Invalid, Code: code, Err: fmt.Errorf("%s %s: %w", op, t.Name, me), Msg: msg + "."}
+}
+
+// errColumn reads the column's name from a server message: "... for
+// column 'c' at row 1" (MySQL), "... for column `db`.`t`.`c` at row 1"
+// (MariaDB's 1366), or "" when it names none.
+func errColumn(msg string) string {
+	_, rest, ok := strings.Cut(msg, " for column ")
+	if !ok {
+		return ""
+	}
+	rest, _, _ = strings.Cut(rest, " at row ")
+	if i := strings.LastIndex(rest, "`.`"); i >= 0 {
+		rest = rest[i+2:]
+	}
+	return strings.Trim(rest, "'`")
 }
 
 // lockError adds datastore.ErrLockBusy to the error of a lock taken with

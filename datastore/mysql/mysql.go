@@ -60,10 +60,29 @@ var (
 	_ datastore.Locker        = (*session)(nil)
 )
 
-// sqlMode is the sql_mode of every connection: strict (a value that does
-// not fit is an error, not a silent truncation) and backslash escapes on,
-// which the LIKE ... ESCAPE '\\' of sqlgen relies on.
-const sqlMode = "'STRICT_ALL_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION'"
+// sqlMode is the sql_mode the adapter sets on every connection it opens,
+// whatever the server's global mode (the driver sends it with the
+// session settings, before the pool hands the connection out):
+//   - STRICT_ALL_TABLES: a value that does not fit its column (a string too
+//     long, a number out of range, a date that is no date) is an error,
+//     which the adapter answers with a 400, never a silent truncation;
+//   - NO_ZERO_DATE, NO_ZERO_IN_DATE, ERROR_FOR_DIVISION_BY_ZERO: the same
+//     for the zero date and x/0, where MySQL would otherwise store a value
+//     no other engine has (MySQL 8's default, deprecated there as separate
+//     flags but accepted);
+//   - ONLY_FULL_GROUP_BY: no statement groups; it is MySQL 8's default,
+//     and keeping it means a future one is checked as on MySQL 8;
+//   - NO_ENGINE_SUBSTITUTION: a table is InnoDB or is not created.
+//
+// Setting the whole mode also clears what a server's global mode may add
+// that changes how statements read: ANSI_QUOTES, PIPES_AS_CONCAT, and
+// NO_BACKSLASH_ESCAPES, which would break the LIKE ... ESCAPE '\\' of
+// sqlgen and the driver's quoting of parameters.
+const sqlMode = "'ONLY_FULL_GROUP_BY,STRICT_ALL_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION'"
+
+// ownParams are the session variables the adapter sets itself; a url may
+// not name them.
+var ownParams = []string{"sql_mode", "transaction_isolation", "tx_isolation"}
 
 // Open connects to the database cfg.URL names and checks that it answers.
 // The URL is mysql://user:password@host:port/database?param=value or
@@ -208,6 +227,13 @@ func parseConfig(cfg datastore.Config) (*mysql.Config, error) {
 				if (strings.EqualFold(k, "charset") || strings.EqualFold(k, "collation")) && !strings.HasPrefix(strings.ToLower(v), "utf8mb4") {
 					return nil, fmt.Errorf("url parameter %s=%s: Skiff talks utf8mb4 to MySQL, leave it out", k, v)
 				}
+			}
+		}
+	}
+	for k := range mc.Params {
+		for _, own := range ownParams {
+			if strings.EqualFold(k, own) {
+				return nil, fmt.Errorf("url parameter %s: Skiff sets it on every connection (a strict sql_mode, READ COMMITTED), leave it out", k)
 			}
 		}
 	}

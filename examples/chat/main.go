@@ -26,6 +26,7 @@ import (
 	"syscall"
 
 	"github.com/skiffhq/skiff"
+	"github.com/skiffhq/skiff/app"
 )
 
 func main() {
@@ -65,7 +66,7 @@ func run(ctx context.Context, args, environ []string, stdout, stderr io.Writer) 
 
 // newApp loads the app folder dir and adds the chat's Go parts.
 func newApp(ctx context.Context, dir, env string, environ []string, log *slog.Logger) (*skiff.App, error) {
-	opts, err := skiff.LoadApp(ctx, dir, env, environ)
+	opts, err := app.Load(ctx, dir, env, environ)
 	if err != nil {
 		return nil, err
 	}

@@ -3,14 +3,16 @@ package config
 import (
 	"fmt"
 	"log/slog"
-	"math"
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/skiffhq/skiff/settings"
 )
 
 // LevelSilent is the log level of log.level: silent; no record reaches it.
-const LevelSilent = slog.Level(math.MaxInt32)
+const LevelSilent = settings.LevelSilent
 
 // verdict is what a setting Skiff does not fully carry out means for the
 // start: a warning to print once (harmless), or an error (the user would be
@@ -161,14 +163,14 @@ func auditSocketBus(sockets map[string]any, say func(keyPath, msg string)) {
 	case "socket.io-redis", "@sailshq/socket.io-redis":
 		adapter = "redis"
 	}
-	for _, k := range sortedKeys(socketBusKeys) {
+	for _, k := range slices.Sorted(maps.Keys(socketBusKeys)) {
 		if _, set := sockets[k]; set && !slices.Contains(socketBusKeys[k], adapter) {
 			say("sockets."+k, fmt.Sprintf("ignored: only the %s adapter reads it, and sockets.adapter is %s",
 				strings.Join(socketBusKeys[k], " and "), adapter))
 		}
 	}
 	if ao, ok := sockets["adapterOptions"].(map[string]any); ok && adapter != "memory" {
-		for _, k := range sortedKeys(ao) {
+		for _, k := range slices.Sorted(maps.Keys(ao)) {
 			if k != "key" {
 				say("sockets.adapterOptions."+k, "ignored: Skiff's bus reads only adapterOptions.key (the channel prefix)")
 			}
@@ -197,19 +199,6 @@ var hookOff = map[string]bool{
 	"session": true, "sockets": true, "blueprints": true,
 }
 
-// builtinMiddleware are the names Sails gives its own HTTP middleware (1.x,
-// and the 0.12 names an older config/http.js still lists). Skiff runs its
-// own equivalents in a fixed order; see docs/config.md.
-var builtinMiddleware = []string{
-	"cookieParser", "session", "bodyParser", "compress", "poweredBy", "router", "www", "favicon",
-	"startRequestTimer", "handleBodyParserError", "methodOverride", "$custom", "404", "500",
-}
-
-// IsBuiltinMiddleware reports whether name is one of Sails' built-in HTTP
-// middleware names, which http.middleware.order may list without a Go
-// middleware registered under it.
-func IsBuiltinMiddleware(name string) bool { return slices.Contains(builtinMiddleware, name) }
-
 // audit judges the merged tree's settings that Skiff does not carry out
 // as written and applies the ones build honours by switching a feature off
 // (hooks, http.middleware.order); it returns the warnings in key order, or
@@ -218,7 +207,7 @@ func audit(src string, tree *omap, app *App) ([]string, error) {
 	var warnings []string
 	say := func(keyPath, msg string) { warnings = append(warnings, keyPath+": "+msg) }
 	rs := rules()
-	for _, p := range sortedKeys(rs) {
+	for _, p := range slices.Sorted(maps.Keys(rs)) {
 		v, ok := lookup(tree, strings.Split(p, "."))
 		if !ok || v == nil {
 			continue
@@ -234,7 +223,7 @@ func audit(src string, tree *omap, app *App) ([]string, error) {
 	if store == "" {
 		store = "memory"
 	}
-	for _, k := range sortedKeys(sessionStoreKeys) {
+	for _, k := range slices.Sorted(maps.Keys(sessionStoreKeys)) {
 		if _, set := app.Session[k]; set && sessionStoreKeys[k] != store {
 			say("session."+k, fmt.Sprintf("ignored: only the %s adapter reads it, and session.adapter is %s", sessionStoreKeys[k], store))
 		}
@@ -352,7 +341,7 @@ func auditHooks(src string, tree *omap, app *App) error {
 // keys the adapter does not read get a warning. Adapters Skiff does not
 // ship are refused when the app opens its datastores.
 func auditDatastores(src string, app *App, say func(string, string)) error {
-	for _, name := range sortedKeys(app.Datastores) {
+	for _, name := range slices.Sorted(maps.Keys(app.Datastores)) {
 		ds := app.Datastores[name]
 		adapter, _ := ds["adapter"].(string)
 		known, ok := datastoreKeys[adapter]
@@ -373,7 +362,7 @@ func auditDatastores(src string, app *App, say func(string, string)) error {
 				return fmt.Errorf("%s: datastores.%s.ssl: %w", src, name, err)
 			}
 		}
-		for _, k := range sortedKeys(ds) {
+		for _, k := range slices.Sorted(maps.Keys(ds)) {
 			if k == "adapter" || k == "url" || slices.Contains(known, k) || (k == "inMemoryOnly" && ds[k] == false) {
 				continue
 			}
@@ -399,7 +388,7 @@ func auditMiddleware(src string, app *App, say func(string, string)) error {
 		case k == "order":
 		case v == false:
 			off[k] = true
-		case IsBuiltinMiddleware(k):
+		case settings.IsBuiltinMiddleware(k):
 			return fmt.Errorf("%s: http.middleware.%s: Skiff runs its own %s and cannot run a JavaScript replacement: remove the setting (or set it to false to turn %s off): %w",
 				src, k, k, k, ErrUnsupported)
 		default:

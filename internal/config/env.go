@@ -3,6 +3,7 @@ package config
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -43,7 +44,7 @@ func envVars(environ []string, s *schema) []envVar {
 
 // foldKey returns the key of m equal to k ignoring case, or "".
 func foldKey[V any](m map[string]V, k string) string {
-	for _, key := range sortedKeys(m) {
+	for _, key := range slices.Sorted(maps.Keys(m)) {
 		if strings.EqualFold(key, k) {
 			return key
 		}

@@ -2,6 +2,8 @@ package config
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -233,7 +235,7 @@ func (s *schema) check(src string, keyPath []string, v any) error {
 // hint suggests the known key that differs from k only in case, or lists
 // the known keys.
 func (s *schema) hint(k string, top bool) string {
-	names := sortedKeys(s.keys)
+	names := slices.Sorted(maps.Keys(s.keys))
 	for _, n := range names {
 		if strings.EqualFold(n, k) {
 			return fmt.Sprintf(" (did you mean %s?)", n)

@@ -2,8 +2,6 @@ package config
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/goccy/go-yaml"
@@ -97,10 +95,6 @@ func keyString(k any) string {
 		return fmt.Sprint(f)
 	}
 	return fmt.Sprint(k)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	return slices.Sorted(maps.Keys(m))
 }
 
 // merge deep-merges src over dst and returns the result: mappings merge key

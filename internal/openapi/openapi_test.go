@@ -20,7 +20,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/skiffhq/skiff"
+	"github.com/skiffhq/skiff/app"
 	"github.com/skiffhq/skiff/skifftest"
 )
 
@@ -148,7 +148,7 @@ func TestEveryOperationAgainstTheServer(t *testing.T) {
 	if status != http.StatusOK {
 		t.Fatalf("GET /openapi.json = %d %s", status, served)
 	}
-	printed, err := skiff.DescribeApp(t.Context(), dir, "", nil)
+	printed, err := app.Describe(dir, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,6 +26,7 @@ import (
 
 	"github.com/skiffhq/skiff/internal/router"
 	"github.com/skiffhq/skiff/internal/socketctx"
+	"github.com/skiffhq/skiff/settings"
 )
 
 // DefaultName is the session cookie's name unless configured (Sails'
@@ -38,37 +39,18 @@ const DefaultLifetime = 24 * time.Hour
 
 // Config configures a Manager.
 type Config struct {
-	// Name is the cookie name; empty means DefaultName.
-	Name string
-	// Secret signs the cookie; it must not be empty.
-	Secret string
-	// Store keeps session data; nil is an error. An scs.CtxStore is used
-	// with the request's context.
-	Store scs.Store
-	// MaxAge, when positive, makes the cookie persistent (Max-Age and
-	// Expires) and is the session's lifetime in the store; otherwise the
-	// cookie ends with the browser session and the store keeps the data for
-	// DefaultLifetime.
-	MaxAge time.Duration
-	// Path (default "/"), Domain, Secure, SameSite and Partitioned are the
-	// cookie attributes; HTTPOnly defaults to true (nil), SameSite (0) to
-	// Lax, and http.SameSiteDefaultMode writes no SameSite attribute.
-	Path, Domain string
-	Secure       bool
-	HTTPOnly     *bool
-	SameSite     http.SameSite
-	Partitioned  bool
-	// Disabled reports the requests that get no session (Sails'
-	// isSessionDisabled); nil means AssetLike.
-	Disabled func(*http.Request) bool
+	// Session is the app's session settings with Secret (required) and
+	// Store (required; an scs.CtxStore is used with the request's context)
+	// resolved. Disabled, Adapter, URL, Prefix and Datastore are the
+	// caller's: they choose the store. IsSessionDisabled nil means
+	// AssetLike; SaveUninitialized nil means true. The store keeps data for
+	// MaxAge when positive, else DefaultLifetime.
+	settings.Session
+	// Partitioned sets the cookie's Partitioned attribute.
+	Partitioned bool
 	// OnError answers a request whose session could not be loaded or saved
 	// (the store failed); nil answers 500 with a plain body.
 	OnError func(w http.ResponseWriter, r *http.Request, err error)
-	// SaveUninitialized answers a request that has no valid session cookie
-	// with a cookie naming a fresh session, as Sails' saveUninitialized:
-	// true; false sends the cookie only once something is stored. Either
-	// way the store holds a session only once something is put in it.
-	SaveUninitialized bool
 }
 
 // AssetLike is Sails' default isSessionDisabled: requests whose last path
@@ -129,8 +111,8 @@ func New(cfg Config) (*Manager, error) {
 	sm.Cookie.Persist = cfg.MaxAge > 0
 	sm.Codec = uninitCodec{Codec: sm.Codec, lifetime: sm.Lifetime}
 	m := &Manager{
-		sm: sm, name: sm.Cookie.Name, disabled: cfg.Disabled, onError: cfg.OnError,
-		saveUninitialized: cfg.SaveUninitialized, signer: newSigner(cfg.Secret),
+		sm: sm, name: sm.Cookie.Name, disabled: cfg.IsSessionDisabled, onError: cfg.OnError,
+		saveUninitialized: cfg.SaveUninitialized == nil || *cfg.SaveUninitialized, signer: newSigner(cfg.Secret),
 	}
 	c := sm.Cookie
 	attrs := (&http.Cookie{

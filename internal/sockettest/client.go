@@ -230,7 +230,16 @@ func (c *Client) Emit(ctx context.Context, event string, args ...any) error {
 // Request sends a virtual request as sails.io.js does and waits for its
 // response. data may be nil.
 func (c *Client) Request(ctx context.Context, method, path string, data any) (JWR, error) {
-	env := map[string]any{"method": strings.ToLower(method), "url": path, "headers": map[string]any{}}
+	return c.RequestWithHeaders(ctx, method, path, data, nil)
+}
+
+// RequestWithHeaders is Request with headers in the request's envelope,
+// as io.socket.request({headers}) sends them.
+func (c *Client) RequestWithHeaders(ctx context.Context, method, path string, data any, headers map[string]string) (JWR, error) {
+	if headers == nil {
+		headers = map[string]string{}
+	}
+	env := map[string]any{"method": strings.ToLower(method), "url": path, "headers": headers}
 	if data != nil {
 		env["data"] = data
 	}

@@ -184,6 +184,57 @@ func MySQLDatabase(t testing.TB) string {
 	return u.String()
 }
 
+// MySQLLaxServer empties the global sql_mode of the server
+// SKIFF_TEST_MYSQL_DSN names (not strict: values that do not fit are cut
+// or clamped, with a warning) until t ends, then sets it back, so that a
+// test can check that a client makes its own sessions strict. The new mode
+// applies to connections opened from now on. Tests doing this queue on a
+// server-wide lock, so two never overlap and the mode put back is the one
+// found; a test process killed in between leaves the server lax.
+func MySQLLaxServer(t testing.TB) {
+	t.Helper()
+	mc, err := mysql.ParseDSN(MySQL(t))
+	if err != nil {
+		t.Fatalf("testenv: %s: %v", MySQLEnv, err)
+	}
+	connector, err := mysql.NewConnector(mc)
+	if err != nil {
+		t.Fatalf("testenv: %s: %v", MySQLEnv, err)
+	}
+	db := sql.OpenDB(connector)
+	ctx := context.Background()
+	// GET_LOCK belongs to the connection: keep one until the end.
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		db.Close()
+		unavailable(t, "MySQL", MySQLEnv, err)
+	}
+	done := func() {
+		conn.Close()
+		db.Close()
+	}
+	var got sql.NullInt64
+	if err := conn.QueryRowContext(ctx, "SELECT GET_LOCK('skiff_testenv_global_sql_mode', 300)").Scan(&got); err != nil || got.Int64 != 1 {
+		done()
+		t.Fatalf("testenv: lock the server's global sql_mode: %v (GET_LOCK = %v)", err, got)
+	}
+	var old string
+	if err := conn.QueryRowContext(ctx, "SELECT @@GLOBAL.sql_mode").Scan(&old); err != nil {
+		done()
+		t.Fatalf("testenv: read the global sql_mode: %v", err)
+	}
+	if _, err := conn.ExecContext(ctx, "SET GLOBAL sql_mode = ''"); err != nil {
+		done()
+		missing(t, fmt.Sprintf("testenv: %s may not SET GLOBAL sql_mode: %v", mc.User, err))
+	}
+	t.Cleanup(func() {
+		defer done()
+		if _, err := conn.ExecContext(ctx, "SET GLOBAL sql_mode = ?", old); err != nil {
+			t.Errorf("testenv: put the global sql_mode back to %q: %v", old, err)
+		}
+	})
+}
+
 // Redis returns the address in SKIFF_TEST_REDIS_ADDR once it answers on TCP.
 func Redis(t testing.TB) string {
 	t.Helper()
