@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/skiffhq/skiff"
+	"github.com/skiffhq/skiff/app"
 )
 
 // BenchmarkRequest measures one request of each kind bench/compare.sh and
@@ -22,7 +23,8 @@ import (
 // them. Its allocations are exact and its instruction count repeatable
 // (bench/instructions.sh runs it under callgrind), so it shows what a change
 // to the request path costs on a busy machine. It uses only the public API,
-// so that the same file runs against an older revision.
+// so that the same file runs against an older revision (bench/instructions.sh
+// puts skiff.LoadApp for app.Load in revisions before the app package).
 // REQUEST_BENCH_ENVIRON (space-separated SKIFF_* settings) changes the
 // app's settings, and REQUEST_BENCH_LOG=off discards the log line, to see
 // what a feature costs.
@@ -68,19 +70,19 @@ func requestBenchApp(b *testing.B) http.Handler {
 	}
 	os.RemoveAll(filepath.Join(dir, ".tmp"))
 	ctx := context.Background()
-	opts, err := skiff.LoadApp(ctx, dir, "development", strings.Fields(os.Getenv("REQUEST_BENCH_ENVIRON")))
+	opts, err := app.Load(ctx, dir, "development", strings.Fields(os.Getenv("REQUEST_BENCH_ENVIRON")))
 	if err != nil {
 		b.Fatal(err)
 	}
 	if os.Getenv("REQUEST_BENCH_LOG") != "off" {
 		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	}
-	app, err := skiff.New(ctx, *opts)
+	a, err := skiff.New(ctx, *opts)
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { app.Close() })
-	h := app.Handler()
+	b.Cleanup(func() { a.Close() })
+	h := a.Handler()
 	for i := 1; i <= 100; i++ {
 		requestBenchServe(b, h, http.MethodPost, "/product", fmt.Sprintf(`{"name":"Product %d","sku":"seed-%d","price":%d,"stock":%d}`, i, i, i, i))
 		requestBenchServe(b, h, http.MethodPost, "/user", fmt.Sprintf(`{"name":"User %d","email":"user%d@example.com"}`, i, i))

@@ -33,7 +33,12 @@ sides=(head)
 if [ -n "$BASE" ]; then
   mkdir "$work/base"
   git archive "$BASE" | tar -x -C "$work/base"
-  [ -f "$work/base/request_bench_test.go" ] || cp request_bench_test.go "$work/base/"
+  if [ ! -f "$work/base/request_bench_test.go" ]; then
+    cp request_bench_test.go "$work/base/"
+    if [ ! -d "$work/base/app" ]; then # before LoadApp moved to the app package
+      sed -i -e 's/app\.Load(/skiff.LoadApp(/' -e '/"github.com\/skiffhq\/skiff\/app"/d' "$work/base/request_bench_test.go"
+    fi
+  fi
   (cd "$work/base" && go test -c -o "$work/base.test" .)
   sides=(base head)
 fi
