@@ -73,8 +73,3 @@ func (f *flusher) run() {
 		clear(batch)
 	}
 }
-
-// maxControlBytes is room left in a flusher's held bytes for the library's
-// own frames (a pong or close frame is at most 139 bytes), so that they
-// never make the batchWriter write, possibly blocking, before tryRelease.
-const maxControlBytes = 1 << 10

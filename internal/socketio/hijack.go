@@ -152,17 +152,21 @@ func (w *batchWriter) writeHeld() error {
 	return err
 }
 
-// tryRelease writes the held bytes as far as the connection takes them
-// without blocking. It stops holding and reports true when all were
-// written; else it keeps holding the rest (Write appends behind it), for
-// release to write from a goroutine that may block.
-func (w *batchWriter) tryRelease() (bool, error) {
-	w.mu.Lock()
+// tryWriteLocked, called with mu held (it unlocks it), appends the
+// batch's frames to the held bytes and writes them as far as the
+// connection takes them without blocking. It stops holding and reports true
+// when all were written; else it keeps holding the rest (Write appends
+// behind it), for release to write from a goroutine that may block.
+func (w *batchWriter) tryWriteLocked(batch []*Packet) (bool, error) {
 	defer w.mu.Unlock()
 	if w.held == nil {
-		return true, nil
+		w.held = w.pool.Get().(*[]byte)
 	}
 	b := *w.held
+	for _, p := range batch {
+		b = append(b, p.ws...)
+	}
+	*w.held = b
 	if len(b) > 0 {
 		if w.raw == nil {
 			return false, nil

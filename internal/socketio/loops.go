@@ -19,18 +19,17 @@ const maxSpare = 16
 func (s *Socket) flush() {
 	s.mu.Lock()
 	batch := s.queue
-	if s.closing || batchBytes(batch) > maxHeldBytes-maxControlBytes {
+	// The batchWriter is busy only when the library's reader goroutine is
+	// writing a control frame, which may block on a peer that does not
+	// read: the flusher does not wait for it.
+	if s.closing || batchBytes(batch) > maxHeldBytes || !s.out.mu.TryLock() {
 		s.mu.Unlock()
 		s.srv.wg.Go(s.writeLoop)
 		return
 	}
 	s.queue = nil
 	s.mu.Unlock()
-	s.out.hold()
-	for _, p := range batch {
-		s.out.Write(p.ws) // held: nothing is written yet, it cannot fail
-	}
-	done, err := s.out.tryRelease()
+	done, err := s.out.tryWriteLocked(batch)
 	if err != nil {
 		s.closeWith(ReasonTransportError, closeAbort, 0)
 	}
