@@ -443,3 +443,42 @@ func TestIntroduceCostsNoMemoryPerWatcher(t *testing.T) {
 		t.Errorf("bytes allocated per create grow with watchers: %v", perCreate)
 	}
 }
+
+// TestRecordRoomLiveBytes reports the heap a record room kept by an
+// introduction holds (the memory scenario of bench/realtime.sh keeps
+// 20,000 of them), and bounds it.
+func TestRecordRoomLiveBytes(t *testing.T) {
+	user, err := model.Parse("user", "user.yaml", map[string]any{"attributes": map[string]any{
+		"id": map[string]any{"type": "number", "autoIncrement": true}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := model.NewSchema([]*model.Model{user}); err != nil {
+		t.Fatal(err)
+	}
+	h := realtime.NewHub([]*model.Model{user}, nil)
+	for i := range 100 {
+		c := nopConn{id: "s" + strconv.Itoa(i)}
+		h.Register(c)
+		if err := h.Watch(c.id, "user"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const creates = 20000
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for id := range creates {
+		if err := h.Introduce("user", float64(id+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	perRoom := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / creates
+	t.Logf("live bytes per record room: %d", perRoom)
+	if perRoom > 256 {
+		t.Errorf("a record room holds %d bytes, want at most 256", perRoom)
+	}
+	runtime.KeepAlive(h)
+}

@@ -25,17 +25,26 @@ package realtime
 // All of this runs with the Hub's mu held (for reading where marked).
 
 // room is one room's state. A room is in Hub.rooms while any field holds
-// something.
+// something. A hub may hold a room for every record ever created (each
+// create introduces the model's watchers to one), so the common room, with
+// one introduction and nothing else, is kept to 48 bytes: what only source
+// rooms and rooms left after an introduction need is in more.
 type room struct {
 	name string
 	// members are the explicit members, with the seq of their joining.
 	members map[*member]uint64
-	// out (source side) maps each room the members were introduced to, to
-	// the seq of the latest introduction.
-	out map[*room]uint64
-	// in (destination side) lists the introductions: usually one, by the
-	// watch room of the record's model.
+	// in is the first introduction (usually the only one, by the watch
+	// room of the record's model); in.src is nil when there is none.
+	in   intro
+	more *roomMore // nil while all its fields would be empty
+}
+
+// roomMore is the state of a room beyond its first introduction.
+type roomMore struct {
+	// in are the introductions after room.in.
 	in []intro
+	// out (source side) holds each room the members were introduced to.
+	out map[*room]struct{}
 	// left maps the sockets that left after an introduction that made
 	// them implicit members to the seq of their leaving. Only a room with
 	// introductions holds any.
@@ -46,6 +55,108 @@ type room struct {
 type intro struct {
 	src *room
 	seq uint64
+}
+
+// x returns r.more, made if need be.
+func (r *room) x() *roomMore {
+	if r.more == nil {
+		r.more = &roomMore{}
+	}
+	return r.more
+}
+
+// tidy drops r.more once it holds nothing.
+func (r *room) tidy() {
+	if m := r.more; m != nil && len(m.in) == 0 && len(m.out) == 0 && len(m.left) == 0 {
+		r.more = nil
+	}
+}
+
+// out returns the rooms r's members were introduced to (nil map when none).
+func (r *room) out() map[*room]struct{} {
+	if r.more == nil {
+		return nil
+	}
+	return r.more.out
+}
+
+// left returns when each socket left r after an introduction.
+func (r *room) left() map[*member]uint64 {
+	if r.more == nil {
+		return nil
+	}
+	return r.more.left
+}
+
+// intros returns how many introductions r has.
+func (r *room) intros() int {
+	if r.in.src == nil {
+		return 0
+	}
+	if r.more == nil {
+		return 1
+	}
+	return 1 + len(r.more.in)
+}
+
+// intro returns r's i-th introduction.
+func (r *room) intro(i int) intro {
+	if i == 0 {
+		return r.in
+	}
+	return r.more.in[i-1]
+}
+
+// introduced sets the seq of src's introduction to r, adding it if new.
+func (r *room) introduced(src *room, seq uint64) {
+	for i := range r.intros() {
+		if r.intro(i).src == src {
+			if i == 0 {
+				r.in.seq = seq
+			} else {
+				r.more.in[i-1].seq = seq
+			}
+			return
+		}
+	}
+	if r.in.src == nil {
+		r.in = intro{src: src, seq: seq}
+		return
+	}
+	x := r.x()
+	x.in = append(x.in, intro{src: src, seq: seq})
+}
+
+// forgetIntro drops src's introduction to r.
+func (r *room) forgetIntro(src *room) {
+	if r.in.src == src {
+		r.in = intro{}
+		if r.more != nil && len(r.more.in) > 0 {
+			r.in = r.more.in[0]
+			r.more.in = r.more.in[1:]
+		}
+	} else if r.more != nil {
+		for i, in := range r.more.in {
+			if in.src == src {
+				r.more.in = append(r.more.in[:i], r.more.in[i+1:]...)
+				break
+			}
+		}
+	}
+	if r.more != nil && len(r.more.in) == 0 {
+		r.more.in = nil
+	}
+	r.tidy()
+}
+
+// introFrom returns src's introduction to r.
+func (r *room) introFrom(src *room) (intro, bool) {
+	for i := range r.intros() {
+		if in := r.intro(i); in.src == src {
+			return in, true
+		}
+	}
+	return intro{}, false
 }
 
 // member is a registered socket.
@@ -63,14 +174,14 @@ func (r *room) through(m *member, in intro) bool {
 	if !ok || joined > in.seq {
 		return false
 	}
-	gone, ok := r.left[m]
+	gone, ok := r.left()[m]
 	return !ok || gone < in.seq
 }
 
 // implicit reports whether m is a member of r by an introduction.
 func (r *room) implicit(m *member) bool {
-	for _, in := range r.in {
-		if r.through(m, in) {
+	for i := range r.intros() {
+		if r.through(m, r.intro(i)) {
 			return true
 		}
 	}
@@ -93,7 +204,8 @@ func (r *room) each(f func(*member) bool) {
 			return
 		}
 	}
-	for i, in := range r.in {
+	for i := range r.intros() {
+		in := r.intro(i)
 		for m, joined := range in.src.members {
 			if joined > in.seq {
 				continue
@@ -101,10 +213,10 @@ func (r *room) each(f func(*member) bool) {
 			if _, ok := r.members[m]; ok {
 				continue
 			}
-			if gone, ok := r.left[m]; ok && gone > in.seq {
+			if gone, ok := r.left()[m]; ok && gone > in.seq {
 				continue
 			}
-			if i > 0 && r.throughAny(m, r.in[:i]) {
+			if i > 0 && r.throughAny(m, i) {
 				continue // already seen
 			}
 			if !f(m) {
@@ -114,9 +226,11 @@ func (r *room) each(f func(*member) bool) {
 	}
 }
 
-func (r *room) throughAny(m *member, ins []intro) bool {
-	for _, in := range ins {
-		if r.through(m, in) {
+// throughAny reports whether m is a member of r by one of its first n
+// introductions.
+func (r *room) throughAny(m *member, n int) bool {
+	for i := range n {
+		if r.through(m, r.intro(i)) {
 			return true
 		}
 	}
@@ -126,15 +240,15 @@ func (r *room) throughAny(m *member, ins []intro) bool {
 // size bounds the number of r's members from above, to size a slice.
 func (r *room) size() int {
 	n := len(r.members)
-	for _, in := range r.in {
-		n += len(in.src.members)
+	for i := range r.intros() {
+		n += len(r.intro(i).src.members)
 	}
 	return n
 }
 
 // empty reports whether r holds nothing and may be forgotten.
 func (r *room) empty() bool {
-	return len(r.members) == 0 && len(r.out) == 0 && len(r.in) == 0 && len(r.left) == 0
+	return len(r.members) == 0 && r.in.src == nil && r.more == nil
 }
 
 // next advances the hub's event counter. (Write lock, as below.)
@@ -176,7 +290,7 @@ func (h *Hub) join(m *member, r *room) {
 // leave takes m out of r, explicitly and implicitly.
 func (h *Hub) leave(m *member, r *room) {
 	if _, ok := r.members[m]; ok {
-		if len(r.out) > 0 {
+		if len(r.out()) > 0 {
 			h.materialize(m, r)
 		}
 		delete(r.members, m)
@@ -186,10 +300,11 @@ func (h *Hub) leave(m *member, r *room) {
 		}
 	}
 	if r.implicit(m) {
-		if r.left == nil {
-			r.left = map[*member]uint64{}
+		x := r.x()
+		if x.left == nil {
+			x.left = map[*member]uint64{}
 		}
-		r.left[m] = h.next()
+		x.left[m] = h.next()
 		if m.left == nil {
 			m.left = map[*room]struct{}{}
 		}
@@ -201,8 +316,8 @@ func (h *Hub) leave(m *member, r *room) {
 // materialize makes m, about to leave the source room src while staying
 // connected, an explicit member of the rooms it is in through src.
 func (h *Hub) materialize(m *member, src *room) {
-	for d, seq := range src.out {
-		if d.through(m, intro{src: src, seq: seq}) {
+	for d := range src.out() {
+		if in, ok := d.introFrom(src); ok && d.through(m, in) {
 			h.join(m, d)
 		}
 	}
@@ -211,35 +326,28 @@ func (h *Hub) materialize(m *member, src *room) {
 // dropOut forgets the introductions of src, which has no member left:
 // nobody is in a room through them any more.
 func (h *Hub) dropOut(src *room) {
-	for d := range src.out {
-		d.in = deleteIntro(d.in, src)
-		if len(d.in) == 0 {
+	for d := range src.out() {
+		d.forgetIntro(src)
+		if d.intros() == 0 {
 			h.clearLeft(d)
 		}
 		h.forget(d)
 	}
-	src.out = nil
-}
-
-func deleteIntro(ins []intro, src *room) []intro {
-	for i, in := range ins {
-		if in.src == src {
-			ins = append(ins[:i], ins[i+1:]...)
-			break
-		}
+	if src.more != nil {
+		src.more.out = nil
+		src.tidy()
 	}
-	if len(ins) == 0 {
-		return nil
-	}
-	return ins
 }
 
 // clearLeft forgets who left r after its introductions.
 func (h *Hub) clearLeft(r *room) {
-	for m := range r.left {
+	for m := range r.left() {
 		delete(m.left, r)
 	}
-	r.left = nil
+	if r.more != nil {
+		r.more.left = nil
+		r.tidy()
+	}
 }
 
 // introduce puts every member of src in each room of dest.
@@ -250,7 +358,7 @@ func (h *Hub) introduce(src *room, dest []string) {
 			continue
 		}
 		d := h.room(name)
-		if len(src.in) > 0 || len(d.out) > 0 {
+		if src.intros() > 0 || len(d.out()) > 0 {
 			if snapshot == nil {
 				src.each(func(m *member) bool { snapshot = append(snapshot, m); return true })
 			}
@@ -260,26 +368,18 @@ func (h *Hub) introduce(src *room, dest []string) {
 			h.forget(d)
 			continue
 		}
-		seq := h.next()
-		if src.out == nil {
-			src.out = map[*room]uint64{}
+		x := src.x()
+		if x.out == nil {
+			x.out = map[*room]struct{}{}
 		}
-		src.out[d] = seq
-		replaced := false
-		for i := range d.in {
-			if d.in[i].src == src {
-				d.in[i].seq, replaced = seq, true
-			}
-		}
-		if !replaced {
-			d.in = append(d.in, intro{src: src, seq: seq})
-		}
+		x.out[d] = struct{}{}
+		d.introduced(src, h.next())
 	}
 }
 
 // emptyRoom takes every socket out of r.
 func (h *Hub) emptyRoom(r *room) {
-	if len(r.out) > 0 {
+	if len(r.out()) > 0 {
 		for m := range r.members {
 			h.materialize(m, r)
 		}
@@ -289,10 +389,17 @@ func (h *Hub) emptyRoom(r *room) {
 		delete(m.rooms, r)
 	}
 	r.members = nil
-	for _, in := range r.in {
-		delete(in.src.out, r)
+	for r.intros() > 0 {
+		src := r.in.src
+		if x := src.more; x != nil {
+			delete(x.out, r)
+			if len(x.out) == 0 {
+				x.out = nil
+			}
+			src.tidy()
+		}
+		r.forgetIntro(src)
 	}
-	r.in = nil
 	h.clearLeft(r)
 	h.forget(r)
 }
@@ -307,7 +414,13 @@ func (h *Hub) unregister(m *member) {
 		h.forget(r)
 	}
 	for r := range m.left {
-		delete(r.left, m)
+		if x := r.more; x != nil {
+			delete(x.left, m)
+			if len(x.left) == 0 {
+				x.left = nil
+			}
+			r.tidy()
+		}
 		h.forget(r)
 	}
 	m.rooms, m.left = nil, nil
@@ -321,7 +434,7 @@ func (h *Hub) roomsOf(m *member) []string {
 	}
 	var seen map[*room]struct{}
 	for src := range m.rooms {
-		for d := range src.out {
+		for d := range src.out() {
 			if _, explicit := d.members[m]; explicit || !d.implicit(m) {
 				continue
 			}
