@@ -74,7 +74,7 @@ func newSocket(srv *Server, conn *websocket.Conn, out *batchWriter, r *http.Requ
 	return &Socket{
 		srv:        srv,
 		id:         newID(),
-		req:        r,
+		req:        keptRequest(r),
 		ip:         ip,
 		eio:        eio,
 		conn:       conn,
@@ -85,12 +85,43 @@ func newSocket(srv *Server, conn *websocket.Conn, out *batchWriter, r *http.Requ
 	}
 }
 
+// upgradeHeaders only served the WebSocket upgrade, which is over when a
+// socket is made: a socket does not keep them (with 10,000 sockets, their
+// map and values weigh megabytes).
+var upgradeHeaders = map[string]bool{
+	"Upgrade": true, "Connection": true, "Sec-Websocket-Key": true, "Sec-Websocket-Version": true,
+	"Sec-Websocket-Extensions": true, "Sec-Websocket-Protocol": true,
+}
+
+// keptRequest returns what a socket keeps of its handshake request: a copy
+// of r without its body and the upgrade's own headers, with the same
+// context, URL and other headers (cookies, origin, what sails.io.js sends).
+func keptRequest(r *http.Request) *http.Request {
+	k := r.WithContext(r.Context())
+	k.Header = nil
+	for name, v := range r.Header {
+		if upgradeHeaders[name] {
+			continue
+		}
+		if k.Header == nil {
+			k.Header = http.Header{}
+		}
+		k.Header[name] = v
+	}
+	if k.Header == nil {
+		k.Header = http.Header{}
+	}
+	k.Body, k.GetBody = http.NoBody, nil
+	return k
+}
+
 // ID returns the socket id: 20 URL-safe base64 characters, also sent as the
 // Engine.IO sid and (EIO=4) the Socket.IO sid.
 func (s *Socket) ID() string { return s.id }
 
 // Request returns the handshake request (headers, cookies, query,
-// RemoteAddr). Its body is gone and it must not be modified.
+// RemoteAddr), less the upgrade's own headers (Upgrade, Connection,
+// Sec-WebSocket-*). Its body is gone and it must not be modified.
 func (s *Socket) Request() *http.Request { return s.req }
 
 // Protocol returns the Engine.IO protocol version: 3 or 4.
