@@ -43,8 +43,12 @@ type room struct {
 type roomMore struct {
 	// in are the introductions after room.in.
 	in []intro
-	// out (source side) holds each room the members were introduced to.
-	out map[*room]struct{}
+	// outs (source side) counts the rooms the members were introduced to:
+	// those whose introductions name this room. They are found by going
+	// through the hub's rooms, which only happens when a source room loses
+	// a member still connected, or its last member, rather than each
+	// record room costing a map entry in its source.
+	outs int
 	// left maps the sockets that left after an introduction that made
 	// them implicit members to the seq of their leaving. Only a room with
 	// introductions holds any.
@@ -67,17 +71,25 @@ func (r *room) x() *roomMore {
 
 // tidy drops r.more once it holds nothing.
 func (r *room) tidy() {
-	if m := r.more; m != nil && len(m.in) == 0 && len(m.out) == 0 && len(m.left) == 0 {
+	if m := r.more; m != nil && len(m.in) == 0 && m.outs == 0 && len(m.left) == 0 {
 		r.more = nil
 	}
 }
 
-// out returns the rooms r's members were introduced to (nil map when none).
-func (r *room) out() map[*room]struct{} {
-	if r.more == nil {
-		return nil
+// source reports whether r's members were introduced to another room.
+func (r *room) source() bool { return r.more != nil && r.more.outs > 0 }
+
+// dests calls f with each room r's members were introduced to, and that
+// introduction. f may forget the room.
+func (h *Hub) dests(r *room, f func(d *room, in intro)) {
+	if !r.source() {
+		return
 	}
-	return r.more.out
+	for _, d := range h.rooms {
+		if in, ok := d.introFrom(r); ok {
+			f(d, in)
+		}
+	}
 }
 
 // left returns when each socket left r after an introduction.
@@ -109,6 +121,9 @@ func (r *room) intro(i int) intro {
 
 // introduced sets the seq of src's introduction to r, adding it if new.
 func (r *room) introduced(src *room, seq uint64) {
+	if _, ok := r.introFrom(src); !ok {
+		src.x().outs++
+	}
 	for i := range r.intros() {
 		if r.intro(i).src == src {
 			if i == 0 {
@@ -129,6 +144,11 @@ func (r *room) introduced(src *room, seq uint64) {
 
 // forgetIntro drops src's introduction to r.
 func (r *room) forgetIntro(src *room) {
+	if _, ok := r.introFrom(src); !ok {
+		return
+	}
+	src.more.outs--
+	src.tidy()
 	if r.in.src == src {
 		r.in = intro{}
 		if r.more != nil && len(r.more.in) > 0 {
@@ -290,7 +310,7 @@ func (h *Hub) join(m *member, r *room) {
 // leave takes m out of r, explicitly and implicitly.
 func (h *Hub) leave(m *member, r *room) {
 	if _, ok := r.members[m]; ok {
-		if len(r.out()) > 0 {
+		if r.source() {
 			h.materialize(m, r)
 		}
 		delete(r.members, m)
@@ -316,27 +336,23 @@ func (h *Hub) leave(m *member, r *room) {
 // materialize makes m, about to leave the source room src while staying
 // connected, an explicit member of the rooms it is in through src.
 func (h *Hub) materialize(m *member, src *room) {
-	for d := range src.out() {
-		if in, ok := d.introFrom(src); ok && d.through(m, in) {
+	h.dests(src, func(d *room, in intro) {
+		if d.through(m, in) {
 			h.join(m, d)
 		}
-	}
+	})
 }
 
 // dropOut forgets the introductions of src, which has no member left:
 // nobody is in a room through them any more.
 func (h *Hub) dropOut(src *room) {
-	for d := range src.out() {
+	h.dests(src, func(d *room, _ intro) {
 		d.forgetIntro(src)
 		if d.intros() == 0 {
 			h.clearLeft(d)
 		}
 		h.forget(d)
-	}
-	if src.more != nil {
-		src.more.out = nil
-		src.tidy()
-	}
+	})
 }
 
 // clearLeft forgets who left r after its introductions.
@@ -358,7 +374,7 @@ func (h *Hub) introduce(src *room, dest []string) {
 			continue
 		}
 		d := h.room(name)
-		if src.intros() > 0 || len(d.out()) > 0 {
+		if src.intros() > 0 || d.source() {
 			if snapshot == nil {
 				src.each(func(m *member) bool { snapshot = append(snapshot, m); return true })
 			}
@@ -368,18 +384,13 @@ func (h *Hub) introduce(src *room, dest []string) {
 			h.forget(d)
 			continue
 		}
-		x := src.x()
-		if x.out == nil {
-			x.out = map[*room]struct{}{}
-		}
-		x.out[d] = struct{}{}
 		d.introduced(src, h.next())
 	}
 }
 
 // emptyRoom takes every socket out of r.
 func (h *Hub) emptyRoom(r *room) {
-	if len(r.out()) > 0 {
+	if r.source() {
 		for m := range r.members {
 			h.materialize(m, r)
 		}
@@ -390,15 +401,7 @@ func (h *Hub) emptyRoom(r *room) {
 	}
 	r.members = nil
 	for r.intros() > 0 {
-		src := r.in.src
-		if x := src.more; x != nil {
-			delete(x.out, r)
-			if len(x.out) == 0 {
-				x.out = nil
-			}
-			src.tidy()
-		}
-		r.forgetIntro(src)
+		r.forgetIntro(r.in.src)
 	}
 	h.clearLeft(r)
 	h.forget(r)
@@ -434,19 +437,19 @@ func (h *Hub) roomsOf(m *member) []string {
 	}
 	var seen map[*room]struct{}
 	for src := range m.rooms {
-		for d := range src.out() {
+		h.dests(src, func(d *room, _ intro) {
 			if _, explicit := d.members[m]; explicit || !d.implicit(m) {
-				continue
+				return
 			}
 			if _, dup := seen[d]; dup {
-				continue
+				return
 			}
 			if seen == nil {
 				seen = map[*room]struct{}{}
 			}
 			seen[d] = struct{}{}
 			out = append(out, d.name)
-		}
+		})
 	}
 	return out
 }
