@@ -693,3 +693,32 @@ func TestConnectAfterOnConnect(t *testing.T) {
 		})
 	}
 }
+
+// A socket keeps its handshake's headers, cookies and query for virtual
+// requests, but not the upgrade's own headers.
+func TestRequestKeepsHeadersNotUpgrade(t *testing.T) {
+	h := newHarness(t, socketio.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	hdr := http.Header{"Cookie": {"sails.sid=abc"}, "X-Sdk": {"1"}}
+	c, _, err := websocket.Dial(ctx, h.url+"?EIO=4&transport=websocket&__sails_io_sdk_version=1.2.1", &websocket.DialOptions{HTTPHeader: hdr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	if err := c.Write(ctx, websocket.MessageText, []byte("40")); err != nil {
+		t.Fatal(err)
+	}
+	req := h.next(t, "connect").socket.Request()
+	if req.Header.Get("Cookie") != "sails.sid=abc" || req.Header.Get("X-Sdk") != "1" || req.URL.Query().Get("__sails_io_sdk_version") != "1.2.1" {
+		t.Errorf("kept request: header %v, query %q", req.Header, req.URL.RawQuery)
+	}
+	for _, name := range []string{"Upgrade", "Connection", "Sec-Websocket-Key", "Sec-Websocket-Version"} {
+		if v := req.Header.Get(name); v != "" {
+			t.Errorf("kept request has %s: %q", name, v)
+		}
+	}
+	if req.Body != http.NoBody || req.RemoteAddr == "" || req.Host == "" {
+		t.Errorf("kept request: body %v, RemoteAddr %q, Host %q", req.Body, req.RemoteAddr, req.Host)
+	}
+}
