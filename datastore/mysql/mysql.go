@@ -47,7 +47,10 @@ type DB struct {
 	// collation is the collation of the tables Define creates.
 	collation string
 	mariaDB   bool
-	closed    atomic.Bool
+	// inserts is the dialect of INSERTs that return their row (MariaDB's
+	// INSERT ... RETURNING), or nil where there is none (MySQL).
+	inserts *sqlgen.Dialect
+	closed  atomic.Bool
 	// indexes holds, by table name, the names of the indexes Define made
 	// or found (map[string]bool), which writes may name in a hint.
 	indexes sync.Map
@@ -115,6 +118,11 @@ func Open(ctx context.Context, cfg datastore.Config) (*DB, error) {
 	}
 	if db.mariaDB && !versionAtLeast(version, 10, 5, 0) {
 		return nil, fmt.Errorf("open mysql %s: server version %s is not supported (MariaDB 10.5 or later)", where, version)
+	}
+	if db.mariaDB {
+		inserts := *db.d
+		inserts.Returning = true
+		db.inserts = &inserts
 	}
 	mc.Params[isolation] = "'READ-COMMITTED'"
 	connector, err := mysql.NewConnector(mc)
