@@ -226,35 +226,49 @@ func (s *session) Create(ctx context.Context, t *datastore.Table, recs []datasto
 	return inKeyOrder(t, pk, rows, keys)
 }
 
-// maxInsertsPerTrip bounds the INSERT ... RETURNING statements sent in one
-// multi-statement query, well under max_allowed_packet.
-const maxInsertsPerTrip = 100
+// A round trip of createReturning carries at most maxInsertsPerTrip
+// statements and, past the first, maxTripBytes of SQL and values, so that
+// records that each fit the server's max_allowed_packet (16 MiB by
+// default) never fail together.
+const (
+	maxInsertsPerTrip = 100
+	maxTripBytes      = 1 << 20
+)
 
 // createReturning inserts recs with INSERT ... RETURNING (MariaDB), one
-// statement per record and up to maxInsertsPerTrip statements per round
-// trip: the server sends each row as it stored it, with its generated key
-// and the values it converted, which is what reading it back would give.
+// statement per record, several per round trip: the server sends each row
+// as it stored it, with its generated key and the values it converted,
+// which is what reading it back would give.
 func (s *session) createReturning(ctx context.Context, t *datastore.Table, recs []datastore.Record) ([]datastore.Record, error) {
+	stmts := make([]sqlgen.Stmt, len(recs))
+	for i, rec := range recs {
+		var err error
+		if stmts[i], err = insertSQL(s.db.inserts, t, rec); err != nil {
+			return nil, fmt.Errorf("create: %w", err)
+		}
+	}
 	out := make([]datastore.Record, 0, len(recs))
-	for start := 0; start < len(recs); start += maxInsertsPerTrip {
-		batch := recs[start:min(start+maxInsertsPerTrip, len(recs))]
-		stmts := make([]sqlgen.Stmt, len(batch))
+	for len(stmts) > 0 {
+		n, size := 1, stmtSize(stmts[0])
+		for n < len(stmts) && n < maxInsertsPerTrip {
+			if size += stmtSize(stmts[n]); size > maxTripBytes {
+				break
+			}
+			n++
+		}
+		trip := stmts[:n]
+		stmts = stmts[n:]
 		var sb strings.Builder
 		var args []any
-		for i, rec := range batch {
-			st, err := insertSQL(s.db.inserts, t, rec)
-			if err != nil {
-				return nil, fmt.Errorf("create: %w", err)
-			}
+		for i, st := range trip {
 			if i > 0 {
 				sb.WriteString("; ")
 			}
 			sb.WriteString(st.SQL)
 			args = append(args, st.Args...)
-			stmts[i] = st
 		}
 		err := s.query(ctx, sb.String(), args, func(r *results) error {
-			for i, st := range stmts {
+			for i, st := range trip {
 				if i > 0 && !r.nextSet() {
 					if err := r.err(); err != nil {
 						return err
@@ -277,6 +291,22 @@ func (s *session) createReturning(ctx context.Context, t *datastore.Table, recs 
 		}
 	}
 	return out, nil
+}
+
+// stmtSize is about the bytes st takes once its values are interpolated.
+func stmtSize(st sqlgen.Stmt) int {
+	n := len(st.SQL)
+	for _, a := range st.Args {
+		switch v := a.(type) {
+		case string:
+			n += 2 * len(v)
+		case []byte:
+			n += 2 * len(v)
+		default:
+			n += 24
+		}
+	}
+	return n
 }
 
 // createOne inserts one row with st and reads it back in the same round
@@ -628,10 +658,20 @@ func decode(k datastore.Kind, v any) (any, error) {
 	switch x := v.(type) {
 	case nil:
 		return nil, nil
+	case int64:
+		switch k {
+		case datastore.Number, datastore.Integer, datastore.JSON:
+			return float64(x), nil
+		case datastore.Boolean:
+			return x != 0, nil
+		}
 	case uint64:
 		v = float64(x)
 	case []byte:
-		if k == datastore.Boolean {
+		switch k {
+		case datastore.String:
+			return string(x), nil
+		case datastore.Boolean:
 			switch string(x) {
 			case "1", "\x01":
 				return true, nil
@@ -639,10 +679,6 @@ func decode(k datastore.Kind, v any) (any, error) {
 				return false, nil
 			}
 			return strconv.ParseBool(string(x))
-		}
-	case int64:
-		if k == datastore.JSON {
-			return float64(x), nil
 		}
 	case float64:
 		if k == datastore.JSON {
