@@ -56,7 +56,7 @@ func TestAssets(t *testing.T) {
 				skiff.SessionFrom(r.Context()).Put("user", "ann")
 			}),
 		},
-		Session: skiff.SessionOptions{Store: store},
+		Session: skiff.SessionSettings{Store: store},
 	})
 
 	tests := []struct {

@@ -7,29 +7,19 @@ import (
 	"github.com/skiffhq/skiff/realtime"
 )
 
-// Bus adapter names, as Sails' config.sockets.adapter gives them. The
-// embedding API knows them only to say what is missing: package app opens
-// the bus they name (the Redis and NATS clients are linked there).
-var (
-	memoryBusNames = []string{"", "memory", "socket.io-adapter-memory"}
-	linkedBusNames = []string{"redis", "socket.io-redis", "@sailshq/socket.io-redis", "nats"}
-)
-
 // checkBus returns the bus Options.Sockets holds, nil for a single
-// instance. A named adapter without its Bus is refused with what to do.
+// instance. The embedding API knows the adapter names only to say what is
+// missing: package app opens the bus they name (the Redis and NATS
+// clients are linked there).
 func checkBus(so Sockets) (realtime.Bus, error) {
 	if so.Bus != nil {
 		return so.Bus, nil
 	}
-	for _, n := range memoryBusNames {
-		if so.Adapter == n {
-			return nil, nil
-		}
-	}
-	for _, n := range linkedBusNames {
-		if so.Adapter == n {
-			return nil, fmt.Errorf("sockets.adapter: %s needs Sockets.Bus set to the bus (app.Load and app.Connect open it from sockets.url; or redisbus.New, natsbus.New)", so.Adapter)
-		}
+	switch so.Adapter {
+	case "", "memory", "socket.io-adapter-memory":
+		return nil, nil
+	case "redis", "socket.io-redis", "@sailshq/socket.io-redis", "nats":
+		return nil, fmt.Errorf("sockets.adapter: %s needs Sockets.Bus set to the bus (app.Load and app.Connect open it from sockets.url; or redisbus.New, natsbus.New)", so.Adapter)
 	}
 	return nil, fmt.Errorf("sockets.adapter: unknown adapter %q (use memory, redis or nats)", so.Adapter)
 }
@@ -48,7 +38,7 @@ func ownedClosers(opts *Options) []io.Closer {
 }
 
 // storeCloser is s.Store when it can be closed, else nil.
-func storeCloser(s SessionOptions) io.Closer {
+func storeCloser(s SessionSettings) io.Closer {
 	if s.Disabled {
 		return nil
 	}

@@ -457,7 +457,11 @@ func TestSocketsAdapterConfig(t *testing.T) {
 			"@sailshq/socket.io-redis", "redis://:s3cret@cache:6380/3", "shop"},
 		{[]string{"SKIFF_SOCKETS__ADAPTER=nats", "SKIFF_SOCKETS__URL=nats://q:4222", "SKIFF_SOCKETS__KEY=shop"}, "nats", "nats://q:4222", "shop"},
 	} {
-		so := skifftest.Load(t, "testdata/apps/basic", "", append(tt.env, db)...).Sockets
+		opts := skifftest.Load(t, "testdata/apps/basic", "", append(tt.env, db)...)
+		so := opts.Sockets
+		if err := app.Close(opts); err != nil {
+			t.Error(err)
+		}
 		if so.Adapter != tt.adapter || so.URL != tt.url || so.Prefix != tt.prefix {
 			t.Errorf("%v: adapter %q, url %q, prefix %q; want %q, %q, %q", tt.env, so.Adapter, so.URL, so.Prefix, tt.adapter, tt.url, tt.prefix)
 		}

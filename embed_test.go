@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/alexedwards/scs/v2/memstore"
+
 	"github.com/skiffhq/skiff"
 	"github.com/skiffhq/skiff/blueprint"
 	"github.com/skiffhq/skiff/datastore"
@@ -39,7 +41,7 @@ func newNoteApp(t testing.TB, opts skiff.Options) *httptest.Server {
 		// Production only starts with migrate: safe, so a development app
 		// creates the table first; it also wants a session secret and a
 		// socket origin policy.
-		if _, err := skiff.New(ctx, skiff.Options{Models: opts.Models, Datastores: opts.Datastores, Session: skiff.SessionOptions{Disabled: true}}); err != nil {
+		if _, err := skiff.New(ctx, skiff.Options{Models: opts.Models, Datastores: opts.Datastores, Session: skiff.SessionSettings{Disabled: true}}); err != nil {
 			t.Fatal(err)
 		}
 		note.Migrate = model.MigrateSafe
@@ -198,7 +200,7 @@ func TestNewNamesWhatIsNotLinked(t *testing.T) {
 	for _, opts := range []skiff.Options{
 		{Sockets: skiff.Sockets{Adapter: "redis"}},
 		{Sockets: skiff.Sockets{Adapter: "nats"}},
-		{Session: skiff.SessionOptions{Adapter: "redis", URL: "redis://127.0.0.1:6379"}},
+		{Session: skiff.SessionSettings{Adapter: "redis", URL: "redis://127.0.0.1:6379"}},
 	} {
 		a, err := skiff.New(t.Context(), opts)
 		if err == nil {
@@ -247,5 +249,48 @@ func TestNewLeavesModelsAsWritten(t *testing.T) {
 	}
 	if got := app.Models()[1].Attributes["owner"].Assoc; got == nil {
 		t.Errorf("the app's own pet.owner is unresolved")
+	}
+}
+
+// closeCounter is a bus and a session store that count their Close calls.
+type closeCounter struct {
+	*memstore.MemStore
+	closed int
+}
+
+func (c *closeCounter) Publish(context.Context, []byte) error { return nil }
+func (c *closeCounter) Receive(ctx context.Context, ready func(), _ func([]byte)) error {
+	ready()
+	<-ctx.Done()
+	return nil
+}
+func (c *closeCounter) Close() error { c.closed++; return nil }
+
+// TestNewTakesOverBusAndStore: New closes the bus and a closable session
+// store it was given when it fails, and App.Close closes them otherwise.
+func TestNewTakesOverBusAndStore(t *testing.T) {
+	bus, store := &closeCounter{}, &closeCounter{MemStore: memstore.NewWithCleanupInterval(0)}
+	// A model without its datastore: New fails after taking both over.
+	failing := skiff.Options{Models: []*model.Model{{Identity: "x"}}, Sockets: skiff.Sockets{Bus: bus}, Session: skiff.SessionSettings{Store: store}}
+	if a, err := skiff.New(t.Context(), failing); err == nil {
+		a.Close()
+		t.Fatal("New without the model's datastore succeeded")
+	}
+	if bus.closed != 1 || store.closed != 1 {
+		t.Errorf("after a failed New: bus closed %d times, store %d; want 1 and 1", bus.closed, store.closed)
+	}
+	bus, store = &closeCounter{}, &closeCounter{MemStore: memstore.NewWithCleanupInterval(0)}
+	a, err := skiff.New(t.Context(), skiff.Options{Sockets: skiff.Sockets{Bus: bus}, Session: skiff.SessionSettings{Store: store}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bus.closed != 0 || store.closed != 0 {
+		t.Errorf("after New: bus closed %d times, store %d; want 0 and 0", bus.closed, store.closed)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if bus.closed != 1 || store.closed != 1 {
+		t.Errorf("after App.Close: bus closed %d times, store %d; want 1 and 1", bus.closed, store.closed)
 	}
 }

@@ -38,6 +38,9 @@ var allowedImports = map[string][]string{
 	"internal/reqlog": {"internal/socketctx"},
 	// Static files know nothing of routes, sessions or sockets.
 	"internal/assets": {},
+	// The settings' declarations are a leaf: config loading, the root and
+	// the internal layers all import them.
+	"settings": {"blueprint", "realtime"},
 }
 
 // TestImportGraph fails when a package imports a package of this module that
@@ -88,8 +91,9 @@ func TestImportGraph(t *testing.T) {
 }
 
 // TestRootLinksNoDriver checks that the embedding API links no storage
-// driver and no bus or session client: a program that embeds Skiff links
-// only the adapters it passes in Options (package app links them all).
+// driver, no bus or session client and no app folder reader: a program
+// that embeds Skiff links only the adapters it passes in Options (package
+// app links them all).
 func TestRootLinksNoDriver(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", ".").Output()
 	if err != nil {
@@ -104,12 +108,14 @@ func TestRootLinksNoDriver(t *testing.T) {
 		"github.com/redis/go-redis", "github.com/nats-io/nats.go",
 		"github.com/skiffhq/skiff/datastore/", "github.com/skiffhq/skiff/realtime/redisbus",
 		"github.com/skiffhq/skiff/realtime/natsbus", "github.com/skiffhq/skiff/app",
+		// Nor does it read app folders: that is package app's job.
+		"github.com/skiffhq/skiff/internal/config",
 	}
 	for dep := range strings.Lines(string(out)) {
 		dep = strings.TrimSpace(dep)
 		for _, f := range forbidden {
 			if dep == f || strings.HasPrefix(dep, strings.TrimSuffix(f, "/")+"/") {
-				t.Errorf("package skiff depends on %s; it must leave drivers and clients to package app and the embedder", dep)
+				t.Errorf("package skiff depends on %s; it must leave drivers, clients and app folders to package app and the embedder", dep)
 			}
 		}
 	}

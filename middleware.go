@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/skiffhq/skiff/internal/config"
+	"github.com/skiffhq/skiff/settings"
 )
 
 // appMiddleware checks Options.Middleware against MiddlewareOrder and
@@ -45,7 +45,7 @@ func appMiddleware(o *Options) (before, after func(http.Handler) http.Handler, e
 			pre = append(pre, mw)
 		case mw != nil:
 			post = append(post, mw)
-		case config.IsBuiltinMiddleware(name):
+		case settings.IsBuiltinMiddleware(name):
 		default:
 			return nil, nil, fmt.Errorf("http.middleware.order names %q, which is neither a Sails built-in nor a Go middleware: "+
 				"Skiff cannot run JavaScript middleware; register a Go middleware under that name (Options.Middleware) or remove it", name)

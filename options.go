@@ -6,13 +6,10 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/alexedwards/scs/v2"
-
 	"github.com/skiffhq/skiff/blueprint"
 	"github.com/skiffhq/skiff/datastore"
-	"github.com/skiffhq/skiff/internal/config"
 	"github.com/skiffhq/skiff/model"
-	"github.com/skiffhq/skiff/realtime"
+	"github.com/skiffhq/skiff/settings"
 )
 
 // Options configures an App. The zero value of each field means its
@@ -107,32 +104,28 @@ type Options struct {
 	MiddlewareSettings map[string]any
 
 	// Session configures sessions (Sails' config/session).
-	Session SessionOptions
+	Session SessionSettings
 	// CSRF is security.csrf: POST, PUT, PATCH and DELETE requests need a
 	// token bound to their session (route option csrf: false exempts a
 	// route, csrf: true protects one while this is off).
 	CSRF bool
-	// CORS is security.cors in its config form: keys allRoutes,
-	// allowOrigins ("*" or a list), allowCredentials, allowRequestMethods,
-	// allowRequestHeaders, allowResponseHeaders,
-	// allowAnyOriginWithCredentialsUnsafe. nil means Sails' defaults (no
-	// CORS headers unless a route's cors option asks).
-	CORS map[string]any
+	// CORS is security.cors; the zero value is Sails' defaults (no CORS
+	// headers unless a route's cors option asks).
+	CORS CORS
 	// Policies are Go policies by name (case-insensitive), for PolicyRules.
 	Policies map[string]Policy
-	// PolicyRules is config/policies: action identities ("user/find") or
-	// wildcards ("user/*", "*") mapped to true, false, a policy name, or a
-	// list of names ([]string or []any). The most specific key wins.
-	PolicyRules map[string]any
+	// PolicyRules is config/policies: which of Policies guard which
+	// actions. New refuses a rule naming a policy Policies lacks.
+	PolicyRules PolicyRules
 	// Sockets configures the socket.io endpoint (sails.io.js clients).
 	Sockets Sockets
 	// Server tunes the http.Server that Serve runs.
-	Server ServerOptions
+	Server ServerSettings
 	// Assets are the app's static files (Sails' assets/ folder): a GET or
 	// HEAD request over HTTP that no custom or blueprint route matches gets
 	// the file at its path, "/" and other directories their index.html.
 	// Dot files are never served, directories never listed, and asset-like
-	// paths get no session (SessionOptions.IsSessionDisabled). nil serves
+	// paths get no session (SessionSettings.IsSessionDisabled). nil serves
 	// no files; app.Load sets it to DIR/assets when that folder exists. An
 	// embedder may pass an embed.FS (through fs.Sub) or os.DirFS.
 	Assets fs.FS
@@ -149,7 +142,7 @@ type Options struct {
 }
 
 // LevelSilent is the log level of log.level: silent: no record reaches it.
-const LevelSilent = config.LevelSilent
+const LevelSilent = settings.LevelSilent
 
 // Policy guards actions (Sails' api/policies): it calls next to let the
 // request through, or answers it itself to refuse it, typically with
@@ -157,57 +150,6 @@ const LevelSilent = config.LevelSilent
 // and socket requests alike, and can read the request's session with
 // SessionFrom.
 type Policy func(next http.Handler) http.Handler
-
-// SessionOptions configure sessions. The zero value gives Sails' defaults:
-// an in-memory store and a sails.sid cookie.
-type SessionOptions struct {
-	// Disabled turns sessions off. New then refuses CSRF (the secret lives
-	// in the session), and a route with the option csrf: true refuses every
-	// POST, PUT, PATCH and DELETE.
-	Disabled bool
-	// Name is the cookie name; empty means "sails.sid".
-	Name string
-	// Secret signs the session cookie. Production refuses to start without
-	// one; development falls back to a fixed, public secret.
-	Secret string
-	// Adapter picks the store: "memory" (the default; one process only),
-	// "redis" (URL; see Store) or "datastore" (a table in Datastore).
-	Adapter string
-	// URL is the Redis server for the redis adapter
-	// ("redis://[:password@]host:port[/db]").
-	URL string
-	// Prefix is the Redis key prefix; empty means "sess:".
-	Prefix string
-	// Datastore names the datastore of the datastore adapter; empty means
-	// "default".
-	Datastore string
-	// Store is the session store; it overrides Adapter. The redis adapter
-	// needs it (this package links no Redis client: app.Load and
-	// app.Connect open it). New takes over a Store that is an io.Closer:
-	// App.Close, or a failed New, closes it.
-	Store scs.Store
-	// MaxAge, when positive, makes the cookie persistent and is the
-	// session's lifetime; otherwise the cookie lasts the browser session and
-	// the store keeps the data for 24 hours.
-	MaxAge time.Duration
-	// Path (default "/"), Domain, Secure, HTTPOnly (default true) and
-	// SameSite (default Lax; http.SameSiteDefaultMode for no attribute)
-	// are the cookie attributes.
-	Path, Domain string
-	Secure       bool
-	HTTPOnly     *bool
-	SameSite     http.SameSite
-	// IsSessionDisabled reports the requests that get no session; nil
-	// means Sails' default, paths that look like assets ("/app.js").
-	IsSessionDisabled func(*http.Request) bool
-	// SaveUninitialized, nil or true (Sails' default), answers a request
-	// without a valid session cookie with a cookie naming a new session,
-	// and gives a socket whose handshake has none a session of its own, so
-	// that a browser holds its session from the first page load and its
-	// socket shares it. The session is stored only once something is put
-	// in it. False sends the cookie only once something is stored.
-	SaveUninitialized *bool
-}
 
 // Observer receives every request's outcome: transport is "http" or
 // "socket", route the pattern of the route that served it ("GET
@@ -218,136 +160,41 @@ type Observer interface {
 	ObserveRequest(transport, method, route string, status int, d time.Duration)
 }
 
-// Health configures the health endpoints the app answers on its own port,
-// before sessions, CORS and routing, with JSON bodies and no log line at
-// info: GET Liveness answers 200 while the process serves; GET Readiness
-// answers 200 when every datastore answers a ping and the app is not
-// shutting down, else 503. An app route matching GET on the same path
-// wins. The zero value serves /healthz and /readyz.
-type Health struct {
-	// Liveness and Readiness are the paths; "" means /healthz and /readyz.
-	Liveness, Readiness string
-	// NoLiveness and NoReadiness turn an endpoint off.
-	NoLiveness, NoReadiness bool
-}
+// The settings of Options, declared once in package settings (see there)
+// and used by config loading too. A section's type is named after the
+// section; SessionSettings and ServerSettings carry a suffix because
+// Session is a request's session here and Server would read as a server.
+type (
+	// Blueprints are the blueprint route settings (blueprints section).
+	Blueprints = settings.Blueprints
+	// Route is a custom route (routes section).
+	Route = settings.Route
+	// SessionSettings configure sessions (session section).
+	SessionSettings = settings.Session
+	// ServerSettings tune the http.Server that Serve runs.
+	ServerSettings = settings.Server
+	// Sockets configures the socket.io endpoint (sockets section).
+	Sockets = settings.Sockets
+	// Health configures /healthz and /readyz (health section).
+	Health = settings.Health
+	// OpenAPI configures the API description (openapi section).
+	OpenAPI = settings.OpenAPI
+	// CORS is security.cors.
+	CORS = settings.CORS
+	// PolicyRules is config/policies.
+	PolicyRules = settings.PolicyRules
+	// PolicyRule is one entry of PolicyRules.
+	PolicyRule = settings.PolicyRule
+)
 
-// DefaultMaxConnectionsPerIP is Sockets.MaxConnectionsPerIP's default.
-const DefaultMaxConnectionsPerIP = 100
+// Defaults of the settings, as package settings declares them.
+const (
+	// DefaultMaxConnectionsPerIP is Sockets.MaxConnectionsPerIP's default.
+	DefaultMaxConnectionsPerIP = settings.DefaultMaxConnectionsPerIP
+	// DefaultOpenAPIPath is where the API description is served.
+	DefaultOpenAPIPath = settings.DefaultOpenAPIPath
+)
 
-// Sockets configures the socket.io endpoint at /socket.io/ (Sails'
-// config.sockets). The zero value serves it with Sails' defaults and
-// admits every origin.
-type Sockets struct {
-	// Disabled removes the endpoint: no virtual requests, no notifications.
-	Disabled bool
-	// OnlyAllowOrigins lists the exact origins (scheme://host[:port]) whose
-	// pages may connect; a handshake from another Origin gets a 403. Empty
-	// admits every origin. Unlike Sails 1.5, this holds for WebSocket
-	// handshakes too.
-	OnlyAllowOrigins []string
-	// BeforeConnect, when set, decides on every handshake instead of
-	// OnlyAllowOrigins: a non-nil error refuses it with a 403 carrying the
-	// error's text.
-	BeforeConnect func(r *http.Request) error
-	// PingInterval and PingTimeout drive heartbeats (Sails: 25s and 60s).
-	PingInterval, PingTimeout time.Duration
-	// MaxMessageBytes bounds one incoming message; a larger one closes the
-	// socket. 0 means 1 MB.
-	MaxMessageBytes int64
-	// SendQueue is how many messages may wait for a slow socket before it
-	// is disconnected. 0 means 256.
-	SendQueue int
-	// NoCookieRoute leaves out GET /__getcookie, which sails.io.js fetches
-	// before connecting to another origin so that the browser holds the
-	// session cookie (Sails' grant3rdPartyCookie: false).
-	NoCookieRoute bool
-	// MaxConnectionsPerIP caps the sockets open from one client address; 0
-	// means DefaultMaxConnectionsPerIP, a negative value no cap.
-	MaxConnectionsPerIP int
-	// Adapter links several instances of the app so that a notification
-	// reaches sockets wherever they are connected: "redis" (Sails' names
-	// "@sailshq/socket.io-redis" and "socket.io-redis" too) or "nats", on
-	// the server URL names. Empty or "memory" serves one instance.
-	Adapter string
-	// URL is the bus server: redis://[:password@]host:port[/db] or
-	// nats://host:port.
-	URL string
-	// Prefix names the bus channel (Redis) or subject (NATS) that the
-	// instances of one app share (Sails' adapterOptions.key); empty means
-	// "skiff".
-	Prefix string
-	// Bus, when set, is the bus itself, overriding Adapter; the redis and
-	// nats adapters need it (this package links neither client: app.Load
-	// and app.Connect open it). New takes it over: App.Close, or a failed
-	// New, closes it.
-	Bus realtime.Bus
-}
-
-// ServerOptions tune the http.Server that Serve runs; zero values mean
-// the defaults given.
-type ServerOptions struct {
-	// ReadHeaderTimeout bounds reading a request's headers (10 s).
-	ReadHeaderTimeout time.Duration
-	// ReadTimeout bounds reading a whole request (none). WriteTimeout
-	// bounds writing a response (none: it would cut WebSocket connections).
-	ReadTimeout, WriteTimeout time.Duration
-	// IdleTimeout bounds keep-alive connections waiting for a request
-	// (120 s).
-	IdleTimeout time.Duration
-	// MaxHeaderBytes caps request headers (1 MiB).
-	MaxHeaderBytes int
-}
-
-// Blueprints are the blueprint route settings (Sails' config.blueprints).
-type Blueprints struct {
-	// Actions binds an all-verb route /<identity> to each Go action.
-	Actions bool
-	// Rest binds the REST routes (GET /user, POST /user, ...).
-	Rest bool
-	// Shortcuts binds the GET shortcut routes (/user/create?name=x, ...).
-	Shortcuts bool
-	// Pluralize uses plural model names in blueprint paths.
-	Pluralize bool
-	// Prefix is put before every blueprint path; RestPrefix after it for
-	// REST routes only.
-	Prefix, RestPrefix string
-	// AutoWatch makes a socket's find watch the model.
-	AutoWatch bool
-	// DeepWatch, with AutoWatch, makes a socket's find, findOne and
-	// populate that return a record watch every model associated with the
-	// one read, as Sails does (DefaultBlueprints turns it on).
-	DeepWatch bool
-	// Mirror sends a socket the notifications of its own requests too.
-	Mirror bool
-	// NotificationFormat shapes the notifications: blueprint.FormatSeed
-	// (or "") or blueprint.FormatSails; New refuses any other value.
-	NotificationFormat blueprint.NotificationFormat
-}
-
-// DefaultBlueprints returns Sails' defaults, with shortcut routes off in
-// production since they write over GET.
-func DefaultBlueprints(env string) Blueprints {
-	return Blueprints{Rest: true, Shortcuts: env != "production", AutoWatch: true, DeepWatch: true}
-}
-
-// Route is a custom route (Sails' config.routes entry). Method is an
-// upper-case verb or "" for all; Path uses Sails syntax (/user/:id,
-// /files/*, optional :id?). Exactly one target is set.
-type Route struct {
-	Method, Path string
-	// Action is an action identity: a blueprint action such as "user/find"
-	// or the identity of one of Options.Actions.
-	Action string
-	// Handler serves the route directly.
-	Handler http.Handler
-	// Redirect answers 302 to this URL.
-	Redirect string
-	// Response answers with a default response: ok, badRequest, forbidden,
-	// notFound or serverError.
-	Response string
-	// Options are Sails route options (alias, skipAssets, csrf, cors, ...).
-	Options map[string]any
-	// ParseBlueprintOptions overrides the app's parseBlueprintOptions when
-	// the route targets a blueprint action.
-	ParseBlueprintOptions blueprint.ParseOptionsFunc
-}
+// DefaultBlueprints returns Sails' blueprint defaults for env, with
+// shortcut routes off in production since they write over GET.
+func DefaultBlueprints(env string) Blueprints { return settings.DefaultBlueprints(env) }

@@ -136,11 +136,8 @@ func newSecurity(ctx context.Context, opts *Options) (*security, error) {
 		}
 	}
 	errs := errorWriterFor(opts)
-	sec.sessions, err = session.New(session.Config{
-		Name: so.Name, Secret: secret, Store: store, MaxAge: so.MaxAge, Path: so.Path, Domain: so.Domain,
-		Secure: so.Secure, HTTPOnly: so.HTTPOnly, SameSite: so.SameSite, Disabled: so.IsSessionDisabled,
-		OnError: errs, SaveUninitialized: so.SaveUninitialized == nil || *so.SaveUninitialized,
-	})
+	so.Secret, so.Store = secret, store
+	sec.sessions, err = session.New(session.Config{Session: so, OnError: errs})
 	if err != nil {
 		return nil, err
 	}

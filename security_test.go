@@ -463,14 +463,14 @@ func TestCSRFOff(t *testing.T) {
 		}
 	}
 	// security.csrf needs sessions, as in Sails.
-	if _, err := newSecApp(t, skiff.Options{CSRF: true, Session: skiff.SessionOptions{Disabled: true}}); err == nil || !strings.Contains(err.Error(), "security.csrf needs sessions") {
+	if _, err := newSecApp(t, skiff.Options{CSRF: true, Session: skiff.SessionSettings{Disabled: true}}); err == nil || !strings.Contains(err.Error(), "security.csrf needs sessions") {
 		t.Errorf("New with CSRF on and sessions off = %v, want an error", err)
 	}
 }
 
 func TestGrantCSRFTokenOverSocketInProduction(t *testing.T) {
 	h := secApp(t, skiff.Options{Env: "production", CSRF: true, Routes: csrfRoutes[:1],
-		Session: skiff.SessionOptions{Secret: "x"}, Sockets: skiff.Sockets{OnlyAllowOrigins: []string{"https://a.example"}}})
+		Session: skiff.SessionSettings{Secret: "x"}, Sockets: skiff.Sockets{OnlyAllowOrigins: []string{"https://a.example"}}})
 	sock := &browser{t: t, h: h, socket: true}
 	if a := sock.send("GET", "/csrfToken", "", ""); a.status != 404 || a.body != "Not Found" {
 		t.Errorf("socket GET /csrfToken in production = %d %q, want 404 Not Found", a.status, a.body)
@@ -579,8 +579,8 @@ func TestCORSMatrix(t *testing.T) {
 		check(t, h, true, "PUT", "/cors-true", "http://example.com", "", 200, want{})
 	})
 	t.Run("allRoutes with credentials", func(t *testing.T) {
-		h := secApp(t, skiff.Options{Routes: routes, CORS: map[string]any{
-			"allRoutes": true, "allowCredentials": true, "allowAnyOriginWithCredentialsUnsafe": true}})
+		h := secApp(t, skiff.Options{Routes: routes, CORS: skiff.CORS{
+			AllRoutes: true, AllowCredentials: true, AllowAnyOriginWithCredentialsUnsafe: true}})
 		for _, c := range allRoutes {
 			check(t, h, false, c.method, c.path, c.origin, c.reqMethod, c.status, c.want)
 		}
@@ -625,7 +625,7 @@ func TestCORSMatrix(t *testing.T) {
 		check(t, h, false, "POST", "/custom", "", "", 200, vary)
 	})
 	t.Run("allRoutes with a list", func(t *testing.T) {
-		h := secApp(t, skiff.Options{CORS: map[string]any{"allRoutes": true, "allowOrigins": []any{"http://example.com"}}})
+		h := secApp(t, skiff.Options{CORS: skiff.CORS{AllRoutes: true, AllowOrigins: []string{"http://example.com"}}})
 		ok := want{"Access-Control-Allow-Origin": "http://example.com", "Vary": "Origin"}
 		pre := want{"Access-Control-Allow-Origin": "http://example.com", "Vary": "Origin", "Access-Control-Allow-Methods": allMethods, "Access-Control-Allow-Headers": "content-type"}
 		check(t, h, false, "GET", "/note", "http://example.com", "", 200, ok)
@@ -638,8 +638,8 @@ func TestCORSMatrix(t *testing.T) {
 	})
 	t.Run("refused at start", func(t *testing.T) {
 		for name, o := range map[string]skiff.Options{
-			"star with credentials": {CORS: map[string]any{"allowCredentials": true}},
-			"bad global origin":     {CORS: map[string]any{"allowOrigins": []any{"https://a.com/"}}},
+			"star with credentials": {CORS: skiff.CORS{AllowCredentials: true}},
+			"bad global origin":     {CORS: skiff.CORS{AllowOrigins: []string{"https://a.com/"}}},
 			"bad route origin":      {Routes: []skiff.Route{{Path: "/x", Handler: ok, Options: map[string]any{"cors": map[string]any{"allowOrigins": []any{"a.com"}}}}}},
 			"unsafe route":          {Routes: []skiff.Route{{Path: "/x", Handler: ok, Options: map[string]any{"cors": map[string]any{"allowCredentials": true}}}}},
 			"bad csrf option":       {Routes: []skiff.Route{{Method: "POST", Path: "/x", Handler: ok, Options: map[string]any{"csrf": "no"}}}},
@@ -730,9 +730,9 @@ func TestPolicies(t *testing.T) {
 		Actions:  actions,
 		Routes:   routes,
 		Policies: map[string]skiff.Policy{"isLoggedIn": isLoggedIn, "IsAdmin": isAdmin},
-		PolicyRules: map[string]any{
-			"*": "isLoggedIn", "auth/*": true, "note/find": true, "note/findone": true, "note/destroy": false,
-			"report/*": false, "report/public": true, "report/admin": []any{"isLoggedIn", "isadmin"},
+		PolicyRules: skiff.PolicyRules{
+			"*": {Policies: []string{"isLoggedIn"}}, "auth/*": {}, "note/find": {}, "note/findone": {}, "note/destroy": {Deny: true},
+			"report/*": {Deny: true}, "report/public": {}, "report/admin": {Policies: []string{"isLoggedIn", "isadmin"}},
 		},
 	})
 	seed := &browser{t: t, h: h}
@@ -797,7 +797,7 @@ func TestPolicies(t *testing.T) {
 	if a := sock.send("GET", "/secret", "", ""); a.status != 200 {
 		t.Errorf("socket GET /secret with the login cookie = %d, want 200", a.status)
 	}
-	if _, err := newSecApp(t, skiff.Options{PolicyRules: map[string]any{"*": "isAdmin"}}); err == nil || !strings.Contains(err.Error(), "isAdmin") {
+	if _, err := newSecApp(t, skiff.Options{PolicyRules: skiff.PolicyRules{"*": {Policies: []string{"isAdmin"}}}}); err == nil || !strings.Contains(err.Error(), "isAdmin") {
 		t.Errorf("New with an unknown policy = %v, want an error naming it", err)
 	}
 }
@@ -868,7 +868,7 @@ func TestSecurityFromYAML(t *testing.T) {
 
 func TestProductionRefusals(t *testing.T) {
 	good := func() skiff.Options {
-		return skiff.Options{Env: "production", Session: skiff.SessionOptions{Secret: "s"},
+		return skiff.Options{Env: "production", Session: skiff.SessionSettings{Secret: "s"},
 			Sockets: skiff.Sockets{OnlyAllowOrigins: []string{"https://app.example"}}}
 	}
 	withMigrate := func(o skiff.Options, migrate model.Migrate) (http.Handler, error) {
@@ -905,7 +905,7 @@ func TestProductionRefusals(t *testing.T) {
 		t.Errorf("New in production without sockets (so without origins): %v", err)
 	}
 	noSessions := good()
-	noSessions.Session = skiff.SessionOptions{Disabled: true}
+	noSessions.Session = skiff.SessionSettings{Disabled: true}
 	if _, err := withSafe(noSessions); err != nil {
 		t.Errorf("New in production without sessions (so without a secret): %v", err)
 	}
@@ -971,7 +971,7 @@ func TestServerErrorsHideTheirCause(t *testing.T) {
 		}
 		app, err := skiff.New(context.Background(), skiff.Options{
 			Env: env, Models: []*model.Model{note}, Datastores: map[string]datastore.Adapter{"default": failingFind{db}},
-			Session: skiff.SessionOptions{Secret: "s"}, Sockets: skiff.Sockets{OnlyAllowOrigins: []string{"https://a.example"}},
+			Session: skiff.SessionSettings{Secret: "s"}, Sockets: skiff.Sockets{OnlyAllowOrigins: []string{"https://a.example"}},
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -993,9 +993,9 @@ func BenchmarkSecurityLayer(b *testing.B) {
 		opts   skiff.Options
 		cookie bool
 	}{
-		{"off", skiff.Options{Session: skiff.SessionOptions{Disabled: true}}, false},
+		{"off", skiff.Options{Session: skiff.SessionSettings{Disabled: true}}, false},
 		{"defaults", skiff.Options{}, false},
-		{"csrf+cors+cookie", skiff.Options{CSRF: true, CORS: map[string]any{"allRoutes": true}, Routes: csrfRoutes[:1]}, true},
+		{"csrf+cors+cookie", skiff.Options{CSRF: true, CORS: skiff.CORS{AllRoutes: true}, Routes: csrfRoutes[:1]}, true},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			ctx := context.Background()
@@ -1055,7 +1055,7 @@ func TestServerLimits(t *testing.T) {
 			fmt.Fprint(w, n)
 		})},
 		Routes:  []skiff.Route{{Method: "POST", Path: "/size", Action: "upload/size"}},
-		Server:  skiff.ServerOptions{MaxHeaderBytes: 4 << 10, ReadHeaderTimeout: 100 * time.Millisecond, IdleTimeout: 100 * time.Millisecond},
+		Server:  skiff.ServerSettings{MaxHeaderBytes: 4 << 10, ReadHeaderTimeout: 100 * time.Millisecond, IdleTimeout: 100 * time.Millisecond},
 		Sockets: skiff.Sockets{MaxConnectionsPerIP: 2},
 	})
 	b := &browser{t: t, h: h}

@@ -26,7 +26,7 @@ import (
 // it share the store unless it is the memory store.
 type sessionStore struct {
 	name       string
-	session    func(t *testing.T) skiff.SessionOptions
+	session    func(t *testing.T) skiff.SessionSettings
 	datastores func(t *testing.T) map[string]datastore.Adapter
 	shared     bool // a second app sees the first one's sessions
 }
@@ -36,10 +36,10 @@ func sessionStores(t *testing.T) []sessionStore {
 	var pgURL, myURL string
 	var redisPrefix string
 	return []sessionStore{
-		{name: "memory", session: func(*testing.T) skiff.SessionOptions { return skiff.SessionOptions{} }},
+		{name: "memory", session: func(*testing.T) skiff.SessionSettings { return skiff.SessionSettings{} }},
 		{
 			name:    "datastore on SQLite",
-			session: func(*testing.T) skiff.SessionOptions { return skiff.SessionOptions{Adapter: "datastore"} },
+			session: func(*testing.T) skiff.SessionSettings { return skiff.SessionSettings{Adapter: "datastore"} },
 			datastores: func(t *testing.T) map[string]datastore.Adapter {
 				db, err := sqlite.Open(context.Background(), datastore.Config{Name: "default", URL: sqliteFile})
 				if err != nil {
@@ -53,8 +53,8 @@ func sessionStores(t *testing.T) []sessionStore {
 			name: "datastore on PostgreSQL",
 			// The sessions live in a datastore of their own, beside the
 			// models' SQLite one.
-			session: func(*testing.T) skiff.SessionOptions {
-				return skiff.SessionOptions{Adapter: "datastore", Datastore: "sessions"}
+			session: func(*testing.T) skiff.SessionSettings {
+				return skiff.SessionSettings{Adapter: "datastore", Datastore: "sessions"}
 			},
 			datastores: func(t *testing.T) map[string]datastore.Adapter {
 				if pgURL == "" {
@@ -75,7 +75,7 @@ func sessionStores(t *testing.T) []sessionStore {
 		{
 			name: "datastore on MySQL",
 			// Sessions and models share one MySQL database.
-			session: func(*testing.T) skiff.SessionOptions { return skiff.SessionOptions{Adapter: "datastore"} },
+			session: func(*testing.T) skiff.SessionSettings { return skiff.SessionSettings{Adapter: "datastore"} },
 			datastores: func(t *testing.T) map[string]datastore.Adapter {
 				if myURL == "" {
 					myURL = testenv.MySQLDatabase(t)
@@ -90,7 +90,7 @@ func sessionStores(t *testing.T) []sessionStore {
 		},
 		{
 			name: "redis",
-			session: func(t *testing.T) skiff.SessionOptions {
+			session: func(t *testing.T) skiff.SessionSettings {
 				addr := testenv.Redis(t)
 				if redisPrefix == "" {
 					b := make([]byte, 6)
@@ -105,7 +105,7 @@ func sessionStores(t *testing.T) []sessionStore {
 						}
 					})
 				}
-				return skiff.SessionOptions{Adapter: "redis", URL: "redis://" + addr, Prefix: redisPrefix}
+				return skiff.SessionSettings{Adapter: "redis", URL: "redis://" + addr, Prefix: redisPrefix}
 			},
 			shared: true,
 		},
@@ -218,7 +218,7 @@ func TestIsSessionDisabled(t *testing.T) {
 			{Method: "GET", Path: "/me.js", Action: "auth/me"},
 			{Method: "GET", Path: "/api/me", Action: "auth/me"},
 		},
-		Session: skiff.SessionOptions{IsSessionDisabled: func(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/api/") }},
+		Session: skiff.SessionSettings{IsSessionDisabled: func(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/api/") }},
 	})
 	web := &browser{t: t, h: h}
 	web.send("POST", "/login", "", "")

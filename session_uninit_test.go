@@ -67,7 +67,7 @@ func TestSessionCookieOnFirstVisit(t *testing.T) {
 	}
 
 	off := false
-	h = secApp(t, skiff.Options{Actions: uninitActions(t), Routes: uninitRoutes, Session: skiff.SessionOptions{SaveUninitialized: &off}})
+	h = secApp(t, skiff.Options{Actions: uninitActions(t), Routes: uninitRoutes, Session: skiff.SessionSettings{SaveUninitialized: &off}})
 	web = &browser{t: t, h: h}
 	for _, path := range []string{"/me", "/__getcookie"} {
 		if web.send("GET", path, "", ""); web.cookie != "" {

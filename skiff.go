@@ -133,14 +133,14 @@ func New(ctx context.Context, opts Options) (_ *App, err error) {
 	// The description is set once the route table it describes is built.
 	var doc []byte
 	var docHandler http.Handler
-	if opts.OpenAPI.served(opts.Env) {
+	if opts.OpenAPI.Served(opts.Env) {
 		docHandler = documentHandler(&doc)
 	}
 	hcfg := httpapi.Config{
 		Production:   opts.Env == "production",
 		Models:       schema.Models(),
 		Service:      svc,
-		Blueprints:   httpBlueprints(bp),
+		Blueprints:   bp,
 		Routes:       httpRoutes(&opts, docHandler),
 		Actions:      opts.Actions,
 		BodyLimit:    opts.BodyLimit,
@@ -238,7 +238,7 @@ func admit(so Sockets) func(r *http.Request) error {
 
 // Realtime returns the app's rooms and pub/sub: Go code subscribes sockets
 // and publishes messages through it. realtime.SocketID(r.Context()) gives
-// the socket of a virtual request. With Sockets.Adapter set, Serve starts
+// the socket of a virtual request. With Sockets.Bus set, Serve starts
 // its bus; an app served through Handler by another server calls
 // Realtime().Start itself.
 func (a *App) Realtime() *realtime.Hub { return a.hub }

@@ -68,7 +68,7 @@ func openBus(so skiff.Sockets) (realtime.Bus, error) {
 		if !strings.HasPrefix(url, "redis://") && !strings.HasPrefix(url, "rediss://") {
 			return nil, fmt.Errorf("sockets.url: %q is not a redis:// URL (sockets.adapter is %s)", url, so.Adapter)
 		}
-		b, err := redisbus.New(redisbus.Options{URL: url, Prefix: so.Prefix})
+		b, err := redisbus.New(redisbus.Config{URL: url, Prefix: so.Prefix})
 		if err != nil {
 			return nil, fmt.Errorf("sockets: %w", err)
 		}
@@ -81,7 +81,7 @@ func openBus(so skiff.Sockets) (realtime.Bus, error) {
 		if !strings.HasPrefix(url, "nats://") && !strings.HasPrefix(url, "tls://") {
 			return nil, fmt.Errorf("sockets.url: %q is not a nats:// URL (sockets.adapter is nats)", url)
 		}
-		b, err := natsbus.New(natsbus.Options{URL: url, Prefix: so.Prefix})
+		b, err := natsbus.New(natsbus.Config{URL: url, Prefix: so.Prefix})
 		if err != nil {
 			return nil, fmt.Errorf("sockets: %w", err)
 		}

@@ -9,17 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/skiffhq/skiff"
-	"github.com/skiffhq/skiff/blueprint"
 	"github.com/skiffhq/skiff/datastore"
 	"github.com/skiffhq/skiff/datastore/mysql"
 	"github.com/skiffhq/skiff/datastore/postgres"
@@ -175,42 +170,17 @@ func read(dir, env string, environ []string) (*skiff.Options, map[string]map[str
 		}
 		opts.Models = append(opts.Models, m)
 	}
-	bp := cfg.Blueprints
-	opts.Blueprints = &skiff.Blueprints{
-		Actions: bp.Actions, Rest: bp.Rest, Shortcuts: bp.Shortcuts, Pluralize: bp.Pluralize,
-		Prefix: bp.Prefix, RestPrefix: bp.RestPrefix, AutoWatch: bp.AutoWatch, Mirror: bp.Mirror,
-		DeepWatch: bp.DeepWatch, NotificationFormat: blueprint.NotificationFormat(bp.NotificationFormat),
-	}
-	if opts.Sockets, err = socketsConfig(cfg.Sockets); err != nil {
-		return nil, nil, fmt.Errorf("load app %s: %w", dir, err)
-	}
-	for _, r := range cfg.Routes {
-		opts.Routes = append(opts.Routes, skiff.Route{
-			Method: r.Method, Path: r.Path, Action: r.Action, Redirect: r.Redirect, Response: r.Response, Options: r.Options,
-		})
-	}
-	ss := cfg.SessionSettings
-	opts.Session = skiff.SessionOptions{
-		Name: ss.Name, Secret: ss.Secret, Adapter: ss.Adapter, URL: ss.URL, Prefix: ss.Prefix,
-		Datastore: ss.Datastore, MaxAge: ss.MaxAge, Path: ss.Path, Domain: ss.Domain, Secure: ss.Secure,
-		HTTPOnly: ss.HTTPOnly, SameSite: ss.SameSite, SaveUninitialized: ss.SaveUninitialized,
-	}
+	blueprints := cfg.Blueprints
+	opts.Blueprints = &blueprints
+	opts.Routes = cfg.Routes
+	opts.Session = cfg.SessionSettings
 	opts.Session.Disabled = cfg.SessionDisabled
+	opts.Sockets = cfg.SocketSettings
 	opts.Sockets.Disabled = cfg.SocketsDisabled
 	opts.CSRF = cfg.CSRF
-	if c, ok := cfg.Security["cors"].(map[string]any); ok {
-		opts.CORS = c
-	}
-	if len(cfg.Policies) > 0 {
-		opts.PolicyRules = cfg.Policies
-	}
-	opts.Sockets.OnlyAllowOrigins = cfg.SocketSettings.OnlyAllowOrigins
-	opts.Sockets.MaxConnectionsPerIP = cfg.SocketSettings.MaxConnectionsPerIP
-	sv := cfg.ServerSettings
-	opts.Server = skiff.ServerOptions{
-		ReadHeaderTimeout: sv.ReadHeaderTimeout, ReadTimeout: sv.ReadTimeout, WriteTimeout: sv.WriteTimeout,
-		IdleTimeout: sv.IdleTimeout, MaxHeaderBytes: sv.MaxHeaderBytes,
-	}
+	opts.CORS = cfg.CORS
+	opts.PolicyRules = cfg.PolicyRules
+	opts.Server = cfg.ServerSettings
 	// An http.middleware.order without www serves no static files, as in Sails.
 	www := cfg.MiddlewareOrder == nil || slices.Contains(cfg.MiddlewareOrder, "www")
 	if fi, err := os.Stat(filepath.Join(dir, "assets")); www && err == nil && fi.IsDir() {
@@ -218,8 +188,8 @@ func read(dir, env string, environ []string) (*skiff.Options, map[string]map[str
 	}
 	opts.AssetsMaxAge = cfg.AssetsMaxAge
 	opts.NoETag = !cfg.ETag
-	opts.Health = skiff.Health(cfg.Health)
-	opts.OpenAPI = skiff.OpenAPI{Enabled: cfg.OpenAPI.Enabled, Path: cfg.OpenAPI.Path}
+	opts.Health = cfg.Health
+	opts.OpenAPI = cfg.OpenAPI
 	if abs, err := filepath.Abs(dir); err == nil {
 		opts.OpenAPI.Title = filepath.Base(abs)
 	}
@@ -244,139 +214,6 @@ func openDatastores(ctx context.Context, dir string, opts *skiff.Options, config
 			return errors.Join(fmt.Errorf("open datastore %s: %w", name, err), closeDatastores(opts.Datastores))
 		}
 		opts.Datastores[name] = a
-	}
-	return nil
-}
-
-// socketsConfig reads the transport keys of the sockets section (Sails'
-// config.sockets); internal/config reads the origin and per-IP settings and
-// judges the keys that only make sense for Node (a warning or an error).
-func socketsConfig(c map[string]any) (skiff.Sockets, error) {
-	var so skiff.Sockets
-	if v, ok := c["transports"]; ok {
-		list, _ := v.([]any)
-		websocket := false
-		for _, t := range list {
-			websocket = websocket || t == "websocket"
-		}
-		if !websocket {
-			return so, fmt.Errorf("sockets.transports must include \"websocket\": it is the only transport Skiff serves")
-		}
-	}
-	ms := func(key string, dst *time.Duration) error {
-		v, ok := c[key]
-		if !ok {
-			return nil
-		}
-		f, ok := v.(float64)
-		if !ok || f <= 0 {
-			return fmt.Errorf("sockets.%s must be a positive number of milliseconds", key)
-		}
-		*dst = time.Duration(f) * time.Millisecond
-		return nil
-	}
-	if err := ms("pingInterval", &so.PingInterval); err != nil {
-		return so, err
-	}
-	if err := ms("pingTimeout", &so.PingTimeout); err != nil {
-		return so, err
-	}
-	if v, ok := c["grant3rdPartyCookie"]; ok {
-		b, ok := v.(bool)
-		if !ok {
-			return so, fmt.Errorf("sockets.grant3rdPartyCookie must be true or false")
-		}
-		so.NoCookieRoute = !b
-	}
-	size, ok := c["maxHttpBufferSize"]
-	if !ok {
-		size, ok = c["maxBufferSize"] // the old name
-	}
-	if v := size; ok {
-		f, ok := v.(float64)
-		if !ok || f < 1 {
-			return so, fmt.Errorf("sockets.maxHttpBufferSize must be a positive number of bytes")
-		}
-		so.MaxMessageBytes = int64(f)
-	}
-	if err := busConfig(c, &so); err != nil {
-		return so, err
-	}
-	return so, nil
-}
-
-// busConfig reads the adapter keys of the sockets section: adapter, then
-// url, or Sails' host, port, pass and db for Redis, and the channel prefix
-// (adapterOptions.key, or key).
-func busConfig(c map[string]any, so *skiff.Sockets) error {
-	if v, ok := c["adapter"]; ok && v != nil {
-		s, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("sockets.adapter must be a name (memory, redis or nats)")
-		}
-		so.Adapter = s
-	}
-	str := func(key string) (string, error) {
-		v, ok := c[key]
-		if !ok || v == nil {
-			return "", nil
-		}
-		switch v := v.(type) {
-		case string:
-			return v, nil
-		case float64:
-			return model.FormatNumber(v), nil
-		}
-		return "", fmt.Errorf("sockets.%s must be a string", key)
-	}
-	var err error
-	if so.URL, err = str("url"); err != nil {
-		return err
-	}
-	if so.Prefix, err = str("key"); err != nil {
-		return err
-	}
-	if ao, ok := c["adapterOptions"].(map[string]any); ok {
-		if k, ok := ao["key"].(string); ok {
-			so.Prefix = k
-		}
-	}
-	host, err := str("host")
-	if err != nil {
-		return err
-	}
-	port, err := str("port")
-	if err != nil {
-		return err
-	}
-	pass, err := str("pass")
-	if err != nil {
-		return err
-	}
-	db, err := str("db")
-	if err != nil {
-		return err
-	}
-	if db != "" {
-		if n, err := strconv.Atoi(db); err != nil || n < 0 {
-			return fmt.Errorf("sockets.db must be a non-negative whole number, not %q", db)
-		}
-	}
-	if so.URL == "" && (host != "" || port != "" || pass != "" || db != "") {
-		if host == "" {
-			host = "127.0.0.1"
-		}
-		if port == "" {
-			port = "6379"
-		}
-		u := url.URL{Scheme: "redis", Host: net.JoinHostPort(host, port)}
-		if pass != "" {
-			u.User = url.UserPassword("", pass)
-		}
-		if db != "" {
-			u.Path = "/" + db
-		}
-		so.URL = u.String()
 	}
 	return nil
 }

@@ -1,8 +1,21 @@
 #!/usr/bin/env bash
 # Realtime benchmark: serves a copy of the example app (SQLite in a temp dir) and loads its sockets
 # with bench/rtload, a separate Go process speaking socket.io over WebSocket (EIO=4, sails.io.js
-# SDK query). Each mode gets a fresh server and database:
+# SDK query). Each mode gets a fresh server and database. The four scenarios of issue #23 (the
+# default MODES) report the server's CPU per delivered notification (user+system from
+# /proc/PID/stat, from the measured window's start until the last notification arrived, divided by
+# the notifications delivered meanwhile) and its RSS, which do not depend on what else runs:
 #
+#   memory      MEM_WATCHERS sockets watch `product`; MEM_CREATES products created by
+#               TP_CREATORS clients as fast as answered; the server's RSS once all were delivered
+#               (and 3 s passed, as for idle), and its peak (VmHWM).
+#   saturation  SAT_WATCHERS sockets watch; TP_CREATORS creators as fast as answered for
+#               DURATION: CPU µs per delivery, p99 send→receipt, notifications lost.
+#   steady      STEADY_WATCHERS sockets watch; for each rate in STEADY_RATES creates/s: p99
+#               send→receipt and CPU µs per delivery.
+#   idle        (below) RSS per socket.
+#
+# Older modes:
 #   throughput  for each count in TP_WATCHERS, that many sockets watch `product` while
 #               TP_CREATORS clients POST products as fast as the server answers; notifications
 #               delivered per second.
@@ -25,9 +38,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PORT=${PORT:-18437}
 DURATION=${DURATION:-10s}
-MODES=${MODES:-"throughput latency idle"}
+MODES=${MODES:-"memory saturation steady idle"}
 TP_WATCHERS=${TP_WATCHERS:-"1000 5000"}
-TP_CREATORS=${TP_CREATORS:-8}
+TP_CREATORS=${TP_CREATORS:-4}
+MEM_WATCHERS=${MEM_WATCHERS:-1000}
+MEM_CREATES=${MEM_CREATES:-20000}
+SAT_WATCHERS=${SAT_WATCHERS:-1000}
+STEADY_WATCHERS=${STEADY_WATCHERS:-1000}
+STEADY_RATES=${STEADY_RATES:-"20 80"}
 LAT_WATCHERS=${LAT_WATCHERS:-1000}
 LAT_RATE=${LAT_RATE:-100}
 IDLE_SOCKETS=${IDLE_SOCKETS:-10000}
@@ -36,7 +54,7 @@ CL_WATCHERS=${CL_WATCHERS:-1000}
 
 # Each socket is a file descriptor in the server and one in rtload.
 ulimit -n "$(ulimit -Hn)"
-most=$(printf '%s\n' $TP_WATCHERS "$LAT_WATCHERS" "$IDLE_SOCKETS" | sort -n | tail -1)
+most=$(printf '%s\n' $TP_WATCHERS "$LAT_WATCHERS" "$IDLE_SOCKETS" "$MEM_WATCHERS" "$SAT_WATCHERS" "$STEADY_WATCHERS" | sort -n | tail -1)
 if [ "$(ulimit -n)" -lt $((most + 500)) ]; then
   echo "bench: open-file limit $(ulimit -n) is too low for $most sockets" >&2
   exit 1
@@ -107,9 +125,40 @@ field() { tr ' ' '\n' <<<"$2" | awk -F= -v k="$1" '$1==k {print $2}'; }
 # load is the machine's 1-minute load average: other work on the shared cores shows here.
 load() { cut -d' ' -f1 /proc/loadavg; }
 
+# cpu LINE is the server's CPU per delivery and rtload's share of the machine in an rtload line.
+cpu() {
+  local span rt
+  span=$(field span_s "$1")
+  rt=$(field rtload_cpu_s "$1")
+  echo "**$(field cpu_us_per_delivery "$1") µs server CPU/delivery** ($(field server_cpu_s "$1") s over ${span} s; $(field writes_per_delivery "$1") writes/delivery; rtload $(awk -v a="$rt" -v b="$span" 'BEGIN{printf "%.2f", a/b}') cores)"
+}
+
 rows=()
 for mode in $MODES; do
   case $mode in
+  memory)
+    start_server
+    out=$("$work/rtload" -url "$url" -mode memory -watchers "$MEM_WATCHERS" -creators "$TP_CREATORS" -creates "$MEM_CREATES" -pid "$pid" | grep '^RESULT')
+    echo "$out" >&2
+    rows+=("| memory | $MEM_WATCHERS watching | $(field creates "$out") by $TP_CREATORS creators | **server RSS $(( $(field rss_after_kb "$out") / 1024 )) MiB** after (peak $(( $(field rss_peak_kb "$out") / 1024 )) MiB); $(field delivered "$out") of $(field expected "$out") delivered; $(cpu "$out") | ≤ 60 MiB | $(load) |")
+    stop_server
+    ;;
+  saturation)
+    start_server
+    out=$("$work/rtload" -url "$url" -mode throughput -watchers "$SAT_WATCHERS" -creators "$TP_CREATORS" -duration "$DURATION" -pid "$pid" | grep '^RESULT')
+    echo "$out" >&2
+    rows+=("| saturation | $SAT_WATCHERS watching | $TP_CREATORS creators, as fast as answered: $(field creates_per_s "$out")/s | $(cpu "$out"); $(field delivered_per_s "$out")/s; send→receipt p50 $(field send_p50_ms "$out") / p99 $(field send_p99_ms "$out") ms; $(( $(field expected "$out") - $(field delivered "$out") )) lost, $(field dropped_sockets "$out") sockets dropped | ≤ 2.0 µs, p99 ≤ 100 ms | $(load) |")
+    stop_server
+    ;;
+  steady)
+    for rate in $STEADY_RATES; do
+      start_server
+      out=$("$work/rtload" -url "$url" -mode latency -watchers "$STEADY_WATCHERS" -rate "$rate" -duration "$DURATION" -pid "$pid" | grep '^RESULT')
+      echo "$out" >&2
+      rows+=("| steady | $STEADY_WATCHERS watching | $(field creates_per_s "$out")/s (asked $rate) | send→receipt p50 $(field send_p50_ms "$out") / **p99 $(field send_p99_ms "$out") ms** / max $(field send_max_ms "$out"); $(cpu "$out"); $(( $(field expected "$out") - $(field delivered "$out") )) lost | p99 ≤ 10 ms at 20/s | $(load) |")
+      stop_server
+    done
+    ;;
   throughput)
     for n in $TP_WATCHERS; do
       start_server

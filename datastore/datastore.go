@@ -221,68 +221,68 @@ type Locker interface {
 	Lock(ctx context.Context, locks []Lock, reads ...*Query) ([][]Record, error)
 }
 
-// A Lock names rows for Locker to lock, in primary key order: those Query
-// matches, those Or matches (a condition on the same table) and, when
-// Linked is set, those of Query's table that the join table Linked links
-// to one of Linked.Parents when the lock is taken (the members of
-// many-to-many collections). Each of the three finds its rows on its own,
-// through its own index where there is one. Query's Skip, Limit and
-// PartitionBy must be unset.
+// A Lock names the rows of one table that Locker locks, in primary key
+// order: those Query matches. Query's Skip, Limit and PartitionBy must be
+// unset.
 type Lock struct {
-	Query  *Query
-	Or     criteria.Expr
-	Linked *Through
-	// NoWait makes Lock fail with ErrLockBusy, rather than wait, when
-	// another transaction holds one of the rows; the transaction can then
-	// only roll back.
-	NoWait bool
+	Query *Query
 }
 
-// CollectionReplacer is an optional capability of the Adapter an InTx
-// callback receives: making a collection's members exactly a set of
-// children, with the locks of Locker, and committing, all in one round trip
-// to the engine. A replace that locks, reads, decides in the caller and
-// then writes holds its locks across two round trips and the caller's work
-// between them; concurrent replaces of one parent wait for each other that
-// long. Here the engine decides: the writes are guarded so that they
-// change nothing when the change is invalid, and the caller learns from
-// what they return which it was.
+// CollectionReplacer is the optional capability behind the fast path of
+// replacing a collection's members (PUT /:model/:id/:association); without
+// it the ORM replaces over the Adapter's reads and writes in a transaction,
+// locking rows with Locker where the engine has it. It is the whole
+// contract of that fast path, tested by datastoretest's ReplaceCollection
+// cases.
 //
-// ReplaceCollections makes each change of rs, in order, in the transaction,
-// then commits: in one round trip, each change seeing those before it,
-// each made entirely or, when invalid, not at all (see Replaced.Applied).
-// Several changes of one busy parent then share one commit. It must be
-// the last thing the transaction does, in a transaction the caller began
-// (not one it joined): it commits, and the transaction's Adapter refuses
-// anything after it. When it fails nothing changed (the transaction is
-// rolled back when InTx returns, as after any error); a lock with NoWait
-// that finds a row busy fails with ErrLockBusy. An adapter that cannot
-// express a change (say, keys of a type it cannot bind as an array)
-// answers errors.ErrUnsupported before sending anything, and the caller
-// takes its other path. An Adapter whose transactions implement it
-// implements it too, so that callers know before they begin one; outside a
-// transaction, where the locks would not hold, it answers
-// errors.ErrUnsupported.
+// ReplaceCollections makes each change of rs, in order, in the transaction
+// of the Adapter it is called on, then commits, all in one round trip to
+// the engine: a replace that locked, read, decided in the caller and then
+// wrote would hold the parent's lock, for which every change of its
+// collection waits, across two round trips and the caller's work between
+// them. Here the engine decides: for each change it
+//
+//  1. locks the parent's row (Parent's row with key Key), waiting for it,
+//     as Locker would: every change of the collection locks it first, so
+//     changes of one collection run one after the other;
+//  2. locks, without waiting, the rows of the wanted children and of the
+//     current members, reading them (ChildColumns) in key order; a row
+//     another transaction holds fails the whole call with ErrLockBusy, and
+//     the caller then takes its other path, which locks in a global order
+//     and waits;
+//  3. makes the change only if it is valid: the parent exists, every wanted
+//     child exists and, for a one-to-many collection whose key is
+//     Required, no member leaves. Otherwise it changes nothing and reports
+//     Applied false, so the caller tells why from the rows of 1 and 2.
+//
+// Each change sees those before it; several changes of one busy parent so
+// share one commit. ReplaceCollections must be the last thing the
+// transaction does, in a transaction the caller began (not one it joined):
+// it commits, and the transaction's Adapter refuses anything after it.
+// When it fails nothing changed (the transaction is rolled back when InTx
+// returns, as after any error). An adapter that cannot express a change
+// (say, keys of a type it cannot bind as an array) answers
+// errors.ErrUnsupported before sending anything, and the caller takes its
+// other path. An Adapter whose transactions implement it implements it
+// too, so that callers know before they begin one; outside a transaction,
+// where the locks would not hold, it answers errors.ErrUnsupported.
 type CollectionReplacer interface {
 	ReplaceCollections(ctx context.Context, rs []*Replacement) ([]*Replaced, error)
 }
 
 // Replacement is the change a CollectionReplacer makes: the members of the
-// collection of the parent row Parent.Table's key Parent.Key become exactly
-// the rows of Child with keys Want (encoded values of Child's key column,
-// without duplicates).
+// collection of Parent's row with key Key become exactly the rows of Child
+// with keys Want (values of Child's key column, without duplicates).
 type Replacement struct {
-	// Locks are taken first, in order, as Locker.Lock takes them: the
-	// parent's row, waiting. The change itself then locks, without
-	// waiting, the wanted children and the current members, before it
-	// writes, selecting ChildColumns (nil: the key, and Via for a
-	// one-to-many collection).
-	Locks        []Lock
-	ChildColumns []string
-	Parent       *Table
-	Key          any
-	Child        *Table
-	Want         []any
+	Parent *Table
+	Key    any
+	// ParentColumns are the columns of the parent's row to return (nil:
+	// its key); ChildColumns those of the locked children (nil: the key,
+	// and Via for a one-to-many collection).
+	ParentColumns []string
+	Child         *Table
+	ChildColumns  []string
+	Want          []any
 	// Through is the join table of a many-to-many collection (its Parents
 	// are ignored). Without it the collection is one-to-many: Via is the
 	// children's column holding their parent's key, and Required forbids
@@ -296,11 +296,27 @@ type Replacement struct {
 	After []Read
 }
 
+// ParentLock is the lock of the parent's row an implementation takes first
+// (step 1), selecting ParentColumns.
+func (r *Replacement) ParentLock() Lock {
+	cols := r.ParentColumns
+	if len(cols) == 0 {
+		cols = []string{r.Parent.PrimaryKey}
+	}
+	return Lock{Query: &Query{
+		Table: r.Parent, Where: &criteria.Cmp{Attr: r.Parent.PrimaryKey, Op: criteria.Eq, Value: r.Key},
+		Limit: criteria.Unlimited, Select: cols,
+	}}
+}
+
 // Replaced is what ReplaceCollections did with one Replacement.
 type Replaced struct {
-	// Locked holds the rows of each of the Replacement's Locks, as Locker
-	// returns them, then the children the change locked, in key order.
-	Locked [][]Record
+	// Parent is the parent's row as locked, nil when there is none;
+	// Children the children the change locked (the wanted ones that exist
+	// and the members before the change), in key order, as they were
+	// before it.
+	Parent   Record
+	Children []Record
 	// Applied reports that the change was valid and made: the parent
 	// exists, every wanted child exists and, when Required, no member had
 	// to leave. Otherwise nothing changed.
@@ -317,8 +333,8 @@ type Replaced struct {
 	After [][]Record
 }
 
-// ErrLockBusy is the error (wrapped) of a Lock with NoWait that found a
-// row locked by another transaction.
+// ErrLockBusy is the error (wrapped) of ReplaceCollections when a child's
+// row is locked by another transaction.
 var ErrLockBusy = errors.New("datastore: row locked by another transaction")
 
 // Deferrer is an optional capability of the Adapter an InTx callback

@@ -2,7 +2,6 @@ package orm
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -104,148 +103,6 @@ func memberIDs(me *entry, rows []datastore.Record, attr string) []any {
 		recs[i] = me.fromRow(row)
 	}
 	return distinct(recs, attr)
-}
-
-// Replace makes ids exactly the members of the collection alias of the
-// record of m with key parent, in one transaction, and reports the changes
-// on every side. A missing parent is a NotFound error and ids of records
-// that do not exist an Invalid one; either way nothing changes.
-func (o *ORM) Replace(ctx context.Context, m *model.Model, alias string, parent any, ids []any) (Changes, error) {
-	changes, _, err := o.replace(ctx, m, alias, parent, ids, nil)
-	return changes, err
-}
-
-// ReplaceThenFind is Replace followed by FindByPK of the parent with pops,
-// the answer blueprint's replace gives. Where the change goes in one round
-// trip (see replaceAtOnce), the record and the replaced collection come
-// from its locks, so they are as the change left them, and the other
-// collections are read in the same round trip, just after the commit.
-// Otherwise the record is read once the change is committed, and may show
-// changes made just after it: reading it in the change's transaction would
-// hold SQLite's one writer's lock that much longer (a quarter fewer
-// replaces of one busy record per second).
-func (o *ORM) ReplaceThenFind(ctx context.Context, m *model.Model, alias string, parent any, ids []any, pops []Populate) (Changes, model.Record, error) {
-	pk, err := m.NormalizePK(parent)
-	if err != nil {
-		// Replace answers the client's error for a key of the wrong type.
-		_, _, err := o.replace(ctx, m, alias, parent, ids, nil)
-		return nil, nil, err
-	}
-	k, err := o.keyReads(ctx, m, &criteria.Criteria{Where: pkWhere(m, pk), Limit: 2}, pk, pops)
-	if err != nil {
-		return nil, nil, err
-	}
-	changes, answered, err := o.replace(ctx, m, alias, parent, ids, k)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !answered {
-		rec, err := o.FindByPK(ctx, m, pk, pops)
-		return changes, rec, err
-	}
-	recs, err := o.finishKeyReads(ctx, k)
-	if err != nil || len(recs) == 0 {
-		return changes, nil, err
-	}
-	return changes, recs[0], nil
-}
-
-// replace is Replace; when answer is set and the change went in one round
-// trip, answer's first reads were made with it, and answered is set.
-func (o *ORM) replace(ctx context.Context, m *model.Model, alias string, parent any, ids []any, answer *keyRead) (changes Changes, answered bool, err error) {
-	a, pk, err := o.collection(m, alias, parent)
-	if err != nil {
-		return nil, false, err
-	}
-	want, err := childIDs(a, ids)
-	if err != nil {
-		return nil, false, err
-	}
-	var cs changeSet
-	var extra []any
-	// Parent first needs a transaction of its own: one it joined may hold
-	// locks already, and waiting for the parent's would break the order.
-	mode := lockOrdered
-	if ctx.Value(txKey{m.Datastore}) == nil {
-		mode = lockParentFirst
-		switch answered, err := o.replaceAtOnce(ctx, &cs, m, a, pk, want, answer); {
-		case errors.Is(err, datastore.ErrLockBusy):
-			mode = lockOrdered // as below
-		case errors.Is(err, errNotAtOnce):
-		case err != nil:
-			return nil, false, wrap("replace", m, err)
-		default:
-			return cs.changes(), answered, nil
-		}
-	}
-	for attempt := 0; ; attempt++ {
-		err = o.InTx(ctx, m.Datastore, func(ctx context.Context) error {
-			cs = changeSet{}
-			have, locked, err := o.lockedMembers(ctx, m, a, pk, union(slices.Clone(want), extra), mode, attempt < maxLockAttempts)
-			if err != nil {
-				return err
-			}
-			if err := o.requireLocked(ctx, locked, m, pk); err != nil {
-				return err
-			}
-			var removed []any
-			wanted := keySet(want)
-			for _, id := range have {
-				if !has(wanted, id) {
-					removed = append(removed, id)
-				}
-			}
-			// One read (none where the locks already read those rows)
-			// refuses wanted ids of records that do not exist and
-			// finds the join rows a child destroyed without cascadeOnDestroy
-			// left behind: those are dropped without a report, since that
-			// destroy already reported the child gone from this parent.
-			exist, err := o.existingLocked(ctx, locked, a.Assoc.Target, union(slices.Clone(want), removed))
-			if err != nil {
-				return err
-			}
-			if err := requireAll(a, want, exist); err != nil {
-				return err
-			}
-			var stale []any
-			existing := keySet(exist)
-			removed = slices.DeleteFunc(removed, func(id any) bool {
-				if has(existing, id) {
-					return false
-				}
-				stale = append(stale, id)
-				return true
-			})
-			if len(stale) > 0 {
-				if err := o.unlink(ctx, a, pk, stale); err != nil {
-					return err
-				}
-			}
-			var added []any
-			had := keySet(have)
-			for _, id := range want {
-				if !has(had, id) {
-					added = append(added, id)
-				}
-			}
-			return o.apply(ctx, &cs, locked, m, a, pk, added, removed)
-		})
-		if mode == lockParentFirst && errors.Is(err, datastore.ErrLockBusy) {
-			// Another change holds a child: take the locks in the
-			// global order instead, which waits without deadlocking.
-			mode = lockOrdered
-			continue
-		}
-		var late lateMembers
-		if !errors.As(err, &late) {
-			break
-		}
-		extra = union(extra, late)
-	}
-	if err != nil {
-		return nil, false, wrap("replace", m, err)
-	}
-	return cs.changes(), false, nil
 }
 
 // AddTo makes child a member of the collection alias of the record of m
@@ -379,15 +236,8 @@ const (
 	lockTouched lockMode = iota
 	// lockOrdered reads the members without locks, then locks the parent,
 	// the touched children and those members in the global order:
-	// replace, when it cannot go parent first.
+	// replace's generic path.
 	lockOrdered
-	// lockParentFirst locks the parent, waiting for it, then without
-	// waiting the touched children and the members, which the locking
-	// statement reads itself: replace, one round trip instead of two, and
-	// no race with a change that moved members meanwhile (every change of
-	// the collection locks the parent). It may only wait for the parent
-	// while it holds no other lock, that is in a transaction of its own.
-	lockParentFirst
 )
 
 // lockedMembers returns the members of the parent's collection, read after
@@ -396,16 +246,14 @@ const (
 // and with all the current members too when they may be removed. A change
 // made from the other side of the association locks the same pair of rows,
 // so the two run one after the other and both sides keep agreeing. Rows are
-// locked in one global order (table name, then key), or parent first with
-// the others taken without waiting (see lockMode), so that such changes
+// locked in one global order (table name, then key), so that such changes
 // never deadlock. It also returns the locked rows (nil when the engine does
 // not lock), which tell which of those records exist and, for a one-to-many
 // collection, which parent each child has: the change needs no other read
 // for that.
 //
 // When the members include some that were not locked (they joined after
-// the unlocked read of lockOrdered, or, with lockParentFirst, through a
-// write that does not lock the parent, or they are links to destroyed
+// the unlocked read of lockOrdered, or they are links to destroyed
 // children), lockedMembers answers a lateMembers error if canRetry, so the
 // caller rolls back and starts again with them.
 func (o *ORM) lockedMembers(ctx context.Context, m *model.Model, a *model.Attribute, pk any, touched []any, mode lockMode, canRetry bool) ([]any, lockedRows, error) {
@@ -441,33 +289,16 @@ func (o *ORM) lockedMembers(ctx context.Context, m *model.Model, a *model.Attrib
 	if me.store == e.store {
 		reads = append(reads, mq)
 	}
-	if mode == lockParentFirst && !o.sameStore(e, a) {
-		// The members are read by the locking statement itself.
-		mode = lockOrdered
-	}
 	children := slices.Clone(touched)
-	var locked lockedRows
-	var read [][]datastore.Record
-	if mode == lockParentFirst {
-		// err is the function's: a failed lock (a busy child) must
-		// reach the check below, not die in this block.
-		var sets []lockSet
-		sets, err = o.parentFirstSets(e, te, a, pk, children)
+	if mode == lockOrdered {
+		// A first read without locks tells which members to lock.
+		have, err := o.members(ctx, a, pk)
 		if err != nil {
 			return nil, nil, err
 		}
-		locked, read, err = runLocks(ctx, l, sets, reads...)
-	} else {
-		if mode == lockOrdered {
-			// A first read without locks tells which members to lock.
-			have, err := o.members(ctx, a, pk)
-			if err != nil {
-				return nil, nil, err
-			}
-			children = union(children, have)
-		}
-		locked, read, err = lockRows(ctx, l, []lockSet{{e: e, ids: []any{pk}}, {e: te, ids: children, attrs: childAttrs}}, reads...)
+		children = union(children, have)
 	}
+	locked, read, err := lockRows(ctx, l, []lockSet{{e: e, ids: []any{pk}}, {e: te, ids: children, attrs: childAttrs}}, reads...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -496,53 +327,15 @@ func (o *ORM) lockedMembers(ctx context.Context, m *model.Model, a *model.Attrib
 	if canRetry {
 		return nil, nil, late
 	}
-	// Out of retries: lock them now, out of order; going parent first they
-	// are taken without waiting, else PostgreSQL reports the rare deadlock
-	// this may cause rather than hanging.
-	more, _, err := runLocks(ctx, l, []lockSet{{e: te, ids: late, attrs: childAttrs, noWait: mode == lockParentFirst}})
+	// Out of retries: lock them now, out of order; PostgreSQL reports the
+	// rare deadlock this may cause rather than hanging.
+	more, _, err := runLocks(ctx, l, []lockSet{{e: te, ids: late, attrs: childAttrs}})
 	if err != nil {
 		return nil, nil, err
 	}
 	locked.merge(more)
 	have, err = o.members(ctx, a, pk)
 	return have, locked, err
-}
-
-// parentFirstSets returns the locks lockParentFirst takes: the parent's
-// row, then, without waiting, the rows of children and of the members of
-// the parent's collection a (with the key to their parent of a one-to-many
-// collection's children).
-func (o *ORM) parentFirstSets(e, te *entry, a *model.Attribute, pk any, children []any) ([]lockSet, error) {
-	kids := lockSet{e: te, ids: children, noWait: true}
-	if a.Assoc.Kind == model.HasMany {
-		kids.attrs = []string{a.Assoc.Inverse.Name}
-		kids.or = &criteria.Cmp{Attr: a.Assoc.Inverse.Name, Op: criteria.Eq, Value: pk}
-	} else {
-		join := a.Assoc.Join
-		je, err := o.entry(join.Model)
-		if err != nil {
-			return nil, err
-		}
-		kids.linked = &datastore.Through{
-			Table: je.table, ParentColumn: je.column(join.ParentAttr), ChildColumn: je.column(join.ChildAttr),
-			Parents: []any{pk},
-		}
-	}
-	return []lockSet{{e: e, ids: []any{pk}}, kids}, nil
-}
-
-// sameStore reports whether the collection a of e's model, its children
-// and its join table, if any, live in e's datastore.
-func (o *ORM) sameStore(e *entry, a *model.Attribute) bool {
-	te := o.entries[a.Assoc.Target.Identity]
-	if te == nil || te.store != e.store {
-		return false
-	}
-	if a.Assoc.Join == nil {
-		return true
-	}
-	je := o.entries[a.Assoc.Join.Model.Identity]
-	return je != nil && je.store == e.store
 }
 
 // maxLockAttempts bounds how often Replace starts again because members
@@ -564,15 +357,6 @@ type lockSet struct {
 	e     *entry
 	ids   []any
 	attrs []string
-	// or and linked add rows to those ids names: those or matches, and
-	// those linked through a join table (see datastore.Lock).
-	or     criteria.Expr
-	linked *datastore.Through
-	// noWait fails with datastore.ErrLockBusy instead of waiting.
-	noWait bool
-	// whole selects every column of the locked rows, not only the key
-	// and attrs.
-	whole bool
 }
 
 // lockedRows are the rows lockRows locked, by table name and key: a key
@@ -664,47 +448,23 @@ func lockedFrom(sets []lockSet, rows [][]datastore.Record) lockedRows {
 	return out
 }
 
-// columns returns the columns of the rows s locks: the key and attrs, or
-// every column when whole.
-func (s *lockSet) columns() []string {
-	e := s.e
-	if s.whole {
-		cols := make([]string, len(e.table.Columns))
-		for i, c := range e.table.Columns {
-			cols[i] = c.Name
-		}
-		return cols
+// lock returns the datastore.Lock of s, with no Query when s names no row:
+// its rows by key, selecting the key and attrs.
+func (s *lockSet) lock() datastore.Lock {
+	if len(s.ids) == 0 {
+		return datastore.Lock{}
 	}
-	cols := []string{e.column(e.model.PrimaryKey)}
+	e := s.e
+	pk := e.model.PrimaryKey
+	cols := []string{e.column(pk)}
 	for _, a := range s.attrs {
 		cols = append(cols, e.column(a))
 	}
-	return cols
-}
-
-// lock returns the datastore.Lock of s, with no Query when s names no row.
-func (s *lockSet) lock() datastore.Lock {
-	e := s.e
-	pk := e.model.PrimaryKey
-	var where criteria.Expr
-	if len(s.ids) > 0 {
-		where = &criteria.Cmp{Attr: pk, Op: criteria.In, Value: s.ids}
-	}
-	if where == nil && s.or == nil && s.linked == nil {
-		return datastore.Lock{}
-	}
-	q := &datastore.Query{
-		Table: e.table, Limit: criteria.Unlimited, Select: s.columns(),
-		Sort: []criteria.Sort{{Attr: e.column(pk)}},
-	}
-	lk := datastore.Lock{Query: q, Linked: s.linked, NoWait: s.noWait}
-	if where != nil {
-		q.Where = criteria.Rename(where, e.column)
-	}
-	if s.or != nil {
-		lk.Or = criteria.Rename(s.or, e.column)
-	}
-	return lk
+	return datastore.Lock{Query: &datastore.Query{
+		Table: e.table, Limit: criteria.Unlimited, Select: cols,
+		Where: criteria.Rename(&criteria.Cmp{Attr: pk, Op: criteria.In, Value: s.ids}, e.column),
+		Sort:  []criteria.Sort{{Attr: e.column(pk)}},
+	}}
 }
 
 // merge adds the rows of more to l.

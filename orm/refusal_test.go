@@ -297,3 +297,33 @@ func TestRefusalNamesTheMissing(t *testing.T) {
 		t.Errorf("Create = %v, want it to name 999999 alone", err)
 	}
 }
+
+// TestReplaceRefusalNamesTheMissing: a replace naming existing and missing
+// records, of both kinds of collection, is refused naming only the missing
+// ones, in the order given, and changes nothing, on every engine (on those
+// with datastore.CollectionReplacer the refusal is the engine's, told from
+// one read).
+func TestReplaceRefusalNamesTheMissing(t *testing.T) {
+	onEachAdapter(t, func(t *testing.T, db datastore.Adapter) {
+		o, m := newORMOn(t, db)
+		ctx := t.Context()
+		rex := mustCreate(t, o, m["pet"], map[string]any{"name": "rex"})["id"]
+		fido := mustCreate(t, o, m["pet"], map[string]any{"name": "fido"})["id"]
+		ann := mustCreate(t, o, m["owner"], map[string]any{"name": "ann", "pets": []any{rex}})["id"]
+		tag := mustCreate(t, o, m["tag"], map[string]any{"label": "t", "pets": []any{rex}})["id"]
+		for _, c := range []struct {
+			model *model.Model
+			key   any
+		}{{m["owner"], ann}, {m["tag"], tag}} {
+			_, err := o.Replace(ctx, c.model, "pets", c.key, []any{888888.0, fido, 999999.0})
+			me, ok := model.AsError(err)
+			if !ok || me.Kind != model.Invalid || !strings.HasSuffix(me.Msg, "no pet record has the primary key among 888888, 999999.") {
+				t.Errorf("Replace(%s) = %v, want an Invalid error naming 888888, 999999", c.model.Identity, err)
+			}
+			rec, err := o.FindByPK(ctx, c.model, c.key, []orm.Populate{{Attr: "pets"}})
+			if err != nil || len(rec["pets"].([]model.Record)) != 1 || rec["pets"].([]model.Record)[0]["id"] != rex {
+				t.Errorf("%s after the refusal = %v, %v; want its pets unchanged", c.model.Identity, rec, err)
+			}
+		}
+	})
+}

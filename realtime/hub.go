@@ -69,7 +69,8 @@ type Hub struct {
 
 	mu    sync.RWMutex
 	conns map[string]*member
-	rooms map[string]map[*member]struct{}
+	rooms map[string]*room
+	seq   uint64 // orders joins, leaves and introductions (rooms.go)
 
 	// sent and full count messages queued to sockets and sockets
 	// disconnected because their send queue was full (see Stats).
@@ -90,19 +91,6 @@ func (h *Hub) Stats() HubStats {
 	return HubStats{Sent: h.sent.Load(), SlowDisconnects: h.full.Load()}
 }
 
-type member struct {
-	conn  Conn
-	rooms map[string]struct{} // rooms joined one by one (join)
-	// introduced lists the rooms AddMembers put the socket in: a watcher
-	// is put in the room of every record created. A list is appended to
-	// and never rehashed: in a map, the rooms of all the watchers of a model
-	// would grow at the same create, all at once, under the write lock
-	// (tens of ms at 1,000 watchers). Entries may be stale (the socket left
-	// the room since) or repeated: the room's own set is the truth.
-	introduced []string
-	stale      int // entries of introduced known to be stale
-}
-
 // NewHub returns a Hub for the given models (their identities name the
 // event of model notifications and key the room names). log receives
 // delivery failures and bus outages; nil discards.
@@ -110,7 +98,7 @@ func NewHub(models []*model.Model, log *slog.Logger, opts ...Option) *Hub {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	h := &Hub{models: map[string]*model.Model{}, log: log, conns: map[string]*member{}, rooms: map[string]map[*member]struct{}{}}
+	h := &Hub{models: map[string]*model.Model{}, log: log, conns: map[string]*member{}, rooms: map[string]*room{}}
 	for _, m := range models {
 		h.models[m.Identity] = m
 	}
@@ -287,11 +275,11 @@ func (h *Hub) crossEvent(op string, rooms []string, ev *event, omit string) erro
 
 // Register adds a connected socket and puts it in the room named by its id.
 func (h *Hub) Register(c Conn) {
-	m := &member{conn: c, rooms: map[string]struct{}{}}
+	m := &member{conn: c, rooms: map[*room]struct{}{}}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.conns[c.ID()] = m
-	h.join(m, c.ID())
+	h.join(m, h.room(c.ID()))
 }
 
 // Unregister removes a socket from every room.
@@ -302,12 +290,7 @@ func (h *Hub) Unregister(id string) {
 	if m == nil {
 		return
 	}
-	for room := range m.rooms {
-		h.leave(m, room)
-	}
-	for _, room := range m.introduced {
-		h.leave(m, room)
-	}
+	h.unregister(m)
 	delete(h.conns, id)
 }
 
@@ -323,55 +306,6 @@ func (h *Hub) Count() int {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	return len(h.conns)
-}
-
-// join and leave must be called with mu held for writing.
-func (h *Hub) join(m *member, room string) {
-	set := h.rooms[room]
-	if set == nil {
-		set = map[*member]struct{}{}
-		h.rooms[room] = set
-	}
-	set[m] = struct{}{}
-	m.rooms[room] = struct{}{}
-}
-
-func (h *Hub) leave(m *member, room string) {
-	set := h.rooms[room]
-	if _, in := set[m]; !in {
-		return
-	}
-	delete(set, m)
-	if len(set) == 0 {
-		delete(h.rooms, room)
-	}
-	if _, one := m.rooms[room]; one {
-		delete(m.rooms, room)
-	} else {
-		m.stale++ // it was in introduced
-	}
-}
-
-// introduce records that AddMembers put m in room. Before the list grows,
-// it drops the stale entries if they are at least half of it, so that a
-// socket watching for long while records come and go stays small.
-func (h *Hub) introduce(m *member, room string) {
-	if len(m.introduced) == cap(m.introduced) && m.stale >= len(m.introduced)/2 && m.stale > 0 {
-		live := m.introduced[:0]
-		seen := make(map[string]struct{}, len(m.introduced)-m.stale)
-		for _, r := range m.introduced {
-			_, in := h.rooms[r][m]
-			_, one := m.rooms[r]
-			_, dup := seen[r]
-			if in && !one && !dup {
-				seen[r] = struct{}{}
-				live = append(live, r)
-			}
-		}
-		clear(m.introduced[len(live):])
-		m.introduced, m.stale = live, 0
-	}
-	m.introduced = append(m.introduced, room)
 }
 
 // Join puts the socket with that id in each room. A socket that is not
@@ -390,7 +324,7 @@ func (h *Hub) Join(socket string, rooms ...string) error {
 		return fmt.Errorf("join %q: %w", socket, ErrNoSocket)
 	}
 	for _, r := range rooms {
-		h.join(m, r)
+		h.join(m, h.room(r))
 	}
 	return nil
 }
@@ -409,8 +343,10 @@ func (h *Hub) Leave(socket string, rooms ...string) error {
 	if m == nil {
 		return fmt.Errorf("leave %q: %w", socket, ErrNoSocket)
 	}
-	for _, r := range rooms {
-		h.leave(m, r)
+	for _, name := range rooms {
+		if r := h.rooms[name]; r != nil {
+			h.leave(m, r)
+		}
 	}
 	return nil
 }
@@ -423,35 +359,16 @@ func (h *Hub) Rooms(socket string) []string {
 	if m == nil {
 		return nil
 	}
-	out := make([]string, 0, len(m.rooms)+len(m.introduced))
-	for r := range m.rooms {
-		out = append(out, r)
-	}
-	var seen map[string]struct{}
-	for _, r := range m.introduced {
-		_, in := h.rooms[r][m]
-		_, one := m.rooms[r]
-		if !in || one {
-			continue
-		}
-		if seen == nil {
-			seen = map[string]struct{}{}
-		}
-		if _, dup := seen[r]; !dup {
-			seen[r] = struct{}{}
-			out = append(out, r)
-		}
-	}
-	return out
+	return h.roomsOf(m)
 }
 
 // Members returns the ids of the sockets in room.
 func (h *Hub) Members(room string) []string {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
-	out := make([]string, 0, len(h.rooms[room]))
-	for m := range h.rooms[room] {
-		out = append(out, m.conn.ID())
+	var out []string
+	if r := h.rooms[room]; r != nil {
+		r.each(func(m *member) bool { out = append(out, m.conn.ID()); return true })
 	}
 	return out
 }
@@ -468,28 +385,15 @@ func (h *Hub) AddMembers(src string, dest ...string) {
 func (h *Hub) addMembers(src string, dest []string) {
 	// Most models have no watchers: do not take the write lock for nothing.
 	h.mu.RLock()
-	empty := len(h.rooms[src]) == 0
+	r := h.rooms[src]
 	h.mu.RUnlock()
-	if empty {
+	if r == nil {
 		return
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	members := h.rooms[src]
-	for _, d := range dest {
-		// Each create puts every watcher of the model in the new record's
-		// room: look the room up once and size it for all of them.
-		set := h.rooms[d]
-		if set == nil {
-			set = make(map[*member]struct{}, len(members))
-			h.rooms[d] = set
-		}
-		for m := range members {
-			if _, in := set[m]; !in {
-				set[m] = struct{}{}
-				h.introduce(m, d)
-			}
-		}
+	if r = h.rooms[src]; r != nil {
+		h.introduce(r, dest)
 	}
 }
 
@@ -505,9 +409,17 @@ func (h *Hub) RemoveMembers(src string, dest ...string) {
 func (h *Hub) removeMembers(src string, dest []string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for m := range h.rooms[src] {
-		for _, d := range dest {
-			h.leave(m, d)
+	r := h.rooms[src]
+	if r == nil {
+		return
+	}
+	var members []*member
+	r.each(func(m *member) bool { members = append(members, m); return true })
+	for _, m := range members {
+		for _, name := range dest {
+			if d := h.rooms[name]; d != nil {
+				h.leave(m, d)
+			}
 		}
 	}
 }
@@ -522,15 +434,15 @@ func (h *Hub) Empty(room string) {
 
 func (h *Hub) empty(room string) {
 	h.mu.RLock()
-	empty := len(h.rooms[room]) == 0
+	r := h.rooms[room]
 	h.mu.RUnlock()
-	if empty {
+	if r == nil {
 		return
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for m := range h.rooms[room] {
-		h.leave(m, room)
+	if r = h.rooms[room]; r != nil {
+		h.emptyRoom(r)
 	}
 }
 
@@ -603,27 +515,33 @@ func (h *Hub) targets(rooms []string, omit string) []Conn {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	if len(rooms) == 1 {
-		set := h.rooms[rooms[0]]
-		if len(set) == 0 {
+		r := h.rooms[rooms[0]]
+		if r == nil {
 			return nil
 		}
-		targets := make([]Conn, 0, len(set))
-		for m := range set {
+		targets := make([]Conn, 0, r.size())
+		r.each(func(m *member) bool {
 			if m.conn.ID() != omit {
 				targets = append(targets, m.conn)
 			}
-		}
+			return true
+		})
 		return targets
 	}
 	var targets []Conn
 	seen := map[*member]bool{}
-	for _, r := range rooms {
-		for m := range h.rooms[r] {
+	for _, name := range rooms {
+		r := h.rooms[name]
+		if r == nil {
+			continue
+		}
+		r.each(func(m *member) bool {
 			if !seen[m] && m.conn.ID() != omit {
 				seen[m] = true
 				targets = append(targets, m.conn)
 			}
-		}
+			return true
+		})
 	}
 	return targets
 }

@@ -116,12 +116,16 @@ func (h *Hub) Subscribed(identity string, id any, omit string) bool {
 	}
 	h.mu.RLock()
 	defer h.mu.RUnlock()
-	for m := range h.rooms[rooms[0]] {
-		if m.conn.ID() != omit {
-			return true
-		}
+	r := h.rooms[rooms[0]]
+	if r == nil {
+		return false
 	}
-	return false
+	found := false
+	r.each(func(m *member) bool {
+		found = m.conn.ID() != omit
+		return !found
+	})
+	return found
 }
 
 // Publish sends data, as it is (no envelope), under the event named by the

@@ -99,7 +99,8 @@ import (
 // Load reads the app folder dir as app.Load does, for environment env
 // (development when empty) with environ as the process environment
 // ("KEY=value" entries, e.g. SKIFF_DATASTORES__DEFAULT__URL). It fails tb
-// when the folder does not load.
+// when the folder does not load. What it opens is the caller's: pass the
+// options to New or Serve, which close it with the app, or to app.Close.
 func Load(tb testing.TB, dir, env string, environ ...string) *skiff.Options {
 	tb.Helper()
 	if env == "" {

@@ -14,6 +14,17 @@
 //	            of each notification (see below).
 //	idle        connects -watchers sockets that watch and then sit idle;
 //	            reports the server's RSS growth per socket (-pid).
+//	memory      -creates records created as fast as the server answers;
+//	            reports the server's RSS once all were delivered and
+//	            -settle passed, and its peak RSS (-pid).
+//
+// With -pid, the load modes also report the server's CPU time (user +
+// system, from /proc/PID/stat) from the start of the measured window until
+// every notification arrived, divided by the notifications delivered in
+// that span: CPU µs per delivery, which does not depend on what else runs
+// on the machine, and the server's write system calls (/proc/PID/io syscw)
+// per delivery: below 1 when notifications share writes. They report
+// rtload's own CPU use too.
 //
 // Latency is measured twice for each notification a watcher reads, both
 // on this machine's clocks:
@@ -67,6 +78,7 @@ type config struct {
 	dialers  int
 	pid      int
 	noWatch  bool
+	creates  int64
 }
 
 func main() {
@@ -81,10 +93,11 @@ func main() {
 	flag.DurationVar(&c.duration, "duration", 10*time.Second, "measured creation time")
 	flag.DurationVar(&c.warmup, "warmup", time.Second, "creation time before measuring")
 	flag.DurationVar(&c.drain, "drain", 10*time.Second, "longest wait for the last notifications")
-	flag.DurationVar(&c.settle, "settle", 3*time.Second, "idle: wait before reading the server's RSS")
+	flag.DurationVar(&c.settle, "settle", 3*time.Second, "idle, memory: wait before reading the server's RSS")
 	flag.IntVar(&c.dialers, "dialers", 32, "sockets connecting at once")
 	flag.IntVar(&c.pid, "pid", 0, "idle: the server's process id (its /proc/PID/status VmRSS is read)")
 	flag.BoolVar(&c.noWatch, "nowatch", false, "idle: connect only, do not watch")
+	flag.Int64Var(&c.creates, "creates", 20000, "memory: records to create")
 	flag.Parse()
 	if err := run(c); err != nil {
 		fmt.Fprintln(os.Stderr, "rtload:", err)
@@ -106,6 +119,12 @@ func run(c config) error {
 		if c.mode == "latency" && c.rate <= 0 {
 			return errors.New("latency mode needs -rate")
 		}
+		return runLoad(c)
+	case "memory":
+		if c.pid <= 0 {
+			return errors.New("memory mode needs -pid of the server")
+		}
+		c.rate, c.warmup, c.duration = 0, 0, 10*time.Minute
 		return runLoad(c)
 	case "idle":
 		return runIdle(c)
@@ -343,10 +362,7 @@ func runLoad(c config) error {
 	defer closeAll(ws)
 	fmt.Fprintf(os.Stderr, "rtload: %d watchers connected and watching in %v\n", len(ws), time.Since(t0).Round(time.Millisecond))
 
-	latencyFrom := time.Duration(-1)
-	if c.mode == "latency" {
-		latencyFrom = time.Since(base) + c.warmup
-	}
+	latencyFrom := time.Since(base) + c.warmup
 	var listeners sync.WaitGroup
 	for _, w := range ws {
 		listeners.Go(func() { w.listen(latencyFrom) })
@@ -389,7 +405,7 @@ func runLoad(c config) error {
 	} else {
 		for range conns {
 			creators.Go(func() {
-				for ctx.Err() == nil {
+				for ctx.Err() == nil && (c.mode != "memory" || cr.seq.Load() < c.creates) {
 					cr.create()
 				}
 			})
@@ -398,7 +414,15 @@ func runLoad(c config) error {
 
 	time.Sleep(c.warmup)
 	r0, c0, m0 := sumReceived(ws), cr.ok.Load(), time.Now()
-	time.Sleep(c.duration)
+	cpu0, err := cpuTimes(c.pid)
+	if err != nil {
+		return err
+	}
+	if c.mode == "memory" {
+		creators.Wait()
+	} else {
+		time.Sleep(c.duration)
+	}
 	r1, c1, m1 := sumReceived(ws), cr.ok.Load(), time.Now()
 	creators.Wait()
 
@@ -415,6 +439,22 @@ func runLoad(c config) error {
 		time.Sleep(20 * time.Millisecond)
 	}
 	received := sumReceived(ws)
+	cpu1, err := cpuTimes(c.pid)
+	if err != nil {
+		return err
+	}
+	var rssAfter, rssPeak int64
+	if c.pid > 0 {
+		if c.mode == "memory" {
+			time.Sleep(c.settle) // as idle mode: the runtime returns a burst's garbage to the OS in the background
+		}
+		if rssAfter, err = rss(c.pid); err != nil {
+			return err
+		}
+		if rssPeak, err = procStatus(c.pid, "VmHWM:"); err != nil {
+			return err
+		}
+	}
 	closeAll(ws)
 	listeners.Wait()
 	dropped := 0
@@ -432,7 +472,17 @@ func runLoad(c config) error {
 		{"creates", cr.ok.Load()}, {"create_errors", cr.errs.Load()},
 		{"delivered", received}, {"expected", expected}, {"dropped_sockets", dropped},
 	}
-	if c.mode == "latency" {
+	if c.pid > 0 {
+		// From m0 until the drain ended, the server delivered received-r0.
+		res = append(res,
+			kv{"server_cpu_s", fmt.Sprintf("%.2f", (cpu1.server - cpu0.server).Seconds())},
+			kv{"cpu_us_per_delivery", fmt.Sprintf("%.2f", float64((cpu1.server-cpu0.server)/time.Microsecond)/float64(max(received-r0, 1)))},
+			kv{"writes_per_delivery", fmt.Sprintf("%.3f", float64(cpu1.writes-cpu0.writes)/float64(max(received-r0, 1)))},
+			kv{"rtload_cpu_s", fmt.Sprintf("%.2f", (cpu1.self - cpu0.self).Seconds())},
+			kv{"span_s", fmt.Sprintf("%.2f", cpu1.at.Sub(cpu0.at).Seconds())},
+			kv{"rss_after_kb", rssAfter}, kv{"rss_peak_kb", rssPeak})
+	}
+	{
 		var send, created []int32
 		for _, w := range ws {
 			send = append(send, w.sendLat...)
@@ -504,17 +554,21 @@ func runIdle(c config) error {
 }
 
 // rss reads VmRSS (KiB) of process pid.
-func rss(pid int) (int64, error) {
+func rss(pid int) (int64, error) { return procStatus(pid, "VmRSS:") }
+
+// procStatus reads a size (KiB) from /proc/PID/status, such as VmRSS or
+// VmHWM (the peak RSS).
+func procStatus(pid int, key string) (int64, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0, fmt.Errorf("server RSS: %w", err)
+		return 0, fmt.Errorf("server %s %w", key, err)
 	}
 	for line := range strings.SplitSeq(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+		if rest, ok := strings.CutPrefix(line, key); ok {
 			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
 		}
 	}
-	return 0, fmt.Errorf("server RSS: no VmRSS in /proc/%d/status", pid)
+	return 0, fmt.Errorf("server RSS: no %s in /proc/%d/status", key, pid)
 }
 
 type kv struct {
@@ -530,4 +584,69 @@ func printResult(res []kv) {
 		parts[i] = fmt.Sprintf("%s=%v", p.k, p.v)
 	}
 	fmt.Println("RESULT " + strings.Join(parts, " "))
+}
+
+// cpu is the CPU time used so far by the server (-pid; 0 without it) and
+// by rtload, at a moment.
+type cpu struct {
+	server, self time.Duration
+	at           time.Time
+	writes       int64 // the server's write system calls (syscw)
+}
+
+func cpuTimes(pid int) (cpu, error) {
+	c := cpu{at: time.Now()}
+	var err error
+	if c.self, err = procCPU("self"); err != nil {
+		return c, err
+	}
+	if pid > 0 {
+		if c.server, err = procCPU(strconv.Itoa(pid)); err != nil {
+			return c, err
+		}
+		c.writes, err = procWrites(pid)
+	}
+	return c, err
+}
+
+// procCPU reads the user and system time of a process from
+// /proc/<pid>/stat, in clock ticks (USER_HZ, 100 on Linux).
+func procCPU(pid string) (time.Duration, error) {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return 0, fmt.Errorf("process CPU: %w", err)
+	}
+	// The command name, field 2, is in parentheses and may hold spaces.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("process CPU: malformed /proc/%s/stat", pid)
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 { // state is field 3; utime and stime are 14 and 15
+		return 0, fmt.Errorf("process CPU: short /proc/%s/stat", pid)
+	}
+	var ticks int64
+	for _, s := range f[11:13] {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("process CPU: %w", err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * (time.Second / 100), nil
+}
+
+// procWrites reads the count of write system calls (write, writev, …) of
+// process pid from /proc/PID/io.
+func procWrites(pid int) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		return 0, fmt.Errorf("process writes: %w", err)
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "syscw:"); ok {
+			return strconv.ParseInt(strings.TrimSpace(rest), 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("process writes: no syscw in /proc/%d/io", pid)
 }

@@ -48,7 +48,6 @@ func TestAdapter(t *testing.T, open func(t *testing.T) datastore.Adapter) {
 		{"InTx", testInTx},
 		{"Deferred", testDeferred},
 		{"Lock", testLock},
-		{"LockNoWait", testLockNoWait},
 		{"ReplaceCollection", testReplaceCollection},
 		{"ConcurrentWriters", testConcurrentWriters},
 	}

@@ -61,7 +61,6 @@ func testReplaceCollection(t *testing.T, a datastore.Adapter) {
 	}
 	through := func(grp float64, want ...any) *datastore.Replacement {
 		return &datastore.Replacement{
-			Locks:  []datastore.Lock{{Query: lockByID(groups, grp)}},
 			Parent: groups, Key: grp, Child: items, Want: want, Through: j,
 		}
 	}
@@ -70,8 +69,8 @@ func testReplaceCollection(t *testing.T, a datastore.Adapter) {
 		// Group 2 links 4, 99 (destroyed), 2 and 3, in that order.
 		got := replaceIn(t, a, through(2, 5.0, 2.0, 1.0))
 		diff(t, "applied", got.Applied, true)
-		diff(t, "locked parent", ids(got.Locked[0]), nums(2))
-		diff(t, "locked children", ids(got.Locked[1]), nums(1, 2, 3, 4, 5))
+		diff(t, "locked parent", got.Parent, datastore.Record{"id": 2.0})
+		diff(t, "locked children", ids(got.Children), nums(1, 2, 3, 4, 5))
 		diff(t, "removed, in link order, not the link to 99", got.Removed, nums(4, 3))
 		diff(t, "added", sorted(got.Added), nums(1, 5))
 		diff(t, "members after", sorted(members(2)), nums(1, 2, 5))
@@ -79,12 +78,14 @@ func testReplaceCollection(t *testing.T, a datastore.Adapter) {
 	})
 	t.Run("reads after the commit", func(t *testing.T) {
 		r := through(3, 4.0)
+		r.ParentColumns = []string{"id", "s"}
 		r.After = []datastore.Read{
 			{Query: where(j.Table, eq("grp", 3.0))},
 			{Query: all(items), Through: &datastore.Through{Table: j.Table, ParentColumn: "grp", ChildColumn: "item", Parents: []any{3.0}}},
 		}
 		got := replaceIn(t, a, r)
 		diff(t, "applied", got.Applied, true)
+		diff(t, "locked parent's columns", got.Parent, datastore.Record{"id": 3.0, "s": nil})
 		if len(got.After) != 2 {
 			t.Fatalf("After = %d results, want 2", len(got.After))
 		}
@@ -120,7 +121,7 @@ func testReplaceCollection(t *testing.T, a datastore.Adapter) {
 		diff(t, "first: added", sorted(got[0].Added), nums(1, 2))
 		diff(t, "invalid: removed and added", [][]any{got[1].Removed, got[1].Added}, [][]any{nil, nil})
 		diff(t, "last sees the first: removed, added", [][]any{got[2].Removed, got[2].Added}, [][]any{nums(1), nums(3)})
-		diff(t, "each its own locks", ids(got[2].Locked[1]), nums(1, 2, 3))
+		diff(t, "each its own locks", ids(got[2].Children), nums(1, 2, 3))
 		diff(t, "reads after the commit", len(got[2].After[0]), 2)
 		diff(t, "members after", sorted(members(3)), nums(2, 3))
 	})
@@ -145,7 +146,7 @@ func testReplaceCollection(t *testing.T, a datastore.Adapter) {
 	t.Run("missing parent", func(t *testing.T) {
 		got := replaceIn(t, a, through(42, 1.0))
 		diff(t, "applied", got.Applied, false)
-		diff(t, "locked parent", len(got.Locked[0]), 0)
+		diff(t, "locked parent", got.Parent, datastore.Record(nil))
 		diff(t, "members after", members(42), []any(nil))
 	})
 	t.Run("missing wanted child", func(t *testing.T) {
@@ -164,7 +165,6 @@ func testReplaceCollection(t *testing.T, a datastore.Adapter) {
 	create(t, a, kids, owned(1.0), owned(1.0), owned(2.0), owned(nil))
 	oneToMany := func(owner float64, required bool, want ...any) *datastore.Replacement {
 		return &datastore.Replacement{
-			Locks:  []datastore.Lock{{Query: lockByID(groups, owner)}},
 			Parent: groups, Key: owner, Child: kids, Want: want, Via: "owner", Required: required,
 		}
 	}
@@ -184,7 +184,7 @@ func testReplaceCollection(t *testing.T, a datastore.Adapter) {
 		got := replaceIn(t, a, oneToMany(1, false, 4.0, 3.0))
 		diff(t, "applied", got.Applied, true)
 		var before [][2]any
-		for _, r := range got.Locked[1] {
+		for _, r := range got.Children {
 			before = append(before, [2]any{r["id"], r["owner"]})
 		}
 		diff(t, "locked children with their owner before", before, [][2]any{{1.0, 1.0}, {2.0, 1.0}, {3.0, 2.0}, {4.0, nil}})

@@ -31,11 +31,10 @@ const okVar = "@skiff_replace_ok"
 // replaceScript is the statements of one Replacement in the multi-statement
 // query of ReplaceCollections, and how to read their results.
 type replaceScript struct {
-	r      *datastore.Replacement
-	stmts  []string
-	args   []any
-	reads  []sqlgen.Stmt // the statements returning rows, in order
-	noWait bool
+	r     *datastore.Replacement
+	stmts []string
+	args  []any
+	reads []sqlgen.Stmt // the statements returning rows, in order
 	// members: the current links (join key, child key) or, one-to-many,
 	// children (key), read before the writes.
 	childKey, linkKey, linkChild string
@@ -56,14 +55,12 @@ func (s *session) ReplaceCollections(ctx context.Context, rs []*datastore.Replac
 	var sb strings.Builder
 	var args []any
 	scripts := make([]*replaceScript, len(rs))
-	noWait := false
 	for i, r := range rs {
 		sc, err := s.replaceScript(r)
 		if err != nil {
 			return nil, fmt.Errorf("replace collection: %w", err)
 		}
 		scripts[i] = sc
-		noWait = noWait || sc.noWait
 		for _, st := range sc.stmts {
 			sb.WriteString(st)
 			sb.WriteString("; ")
@@ -92,7 +89,7 @@ func (s *session) ReplaceCollections(ctx context.Context, rs []*datastore.Replac
 	}
 	rows, err := s.q.QueryContext(ctx, sb.String(), args...)
 	if err != nil {
-		return nil, fmt.Errorf("replace collection: %w", lockError(err, noWait))
+		return nil, fmt.Errorf("replace collection: %w", lockError(err, true))
 	}
 	defer rows.Close()
 	out := make([]*datastore.Replaced, len(rs))
@@ -114,10 +111,10 @@ func (s *session) ReplaceCollections(ctx context.Context, rs []*datastore.Replac
 		res := make([][]datastore.Record, len(sc.reads))
 		for k, st := range sc.reads {
 			if err := next(); err != nil {
-				return nil, fmt.Errorf("replace collection: %w", lockError(err, noWait))
+				return nil, fmt.Errorf("replace collection: %w", lockError(err, true))
 			}
 			if res[k], err = scan(rows, st.Columns); err != nil {
-				return nil, fmt.Errorf("replace collection: %w", lockError(err, noWait))
+				return nil, fmt.Errorf("replace collection: %w", lockError(err, true))
 			}
 		}
 		out[i] = sc.result(res)
@@ -154,20 +151,21 @@ func (s *session) ReplaceCollections(ctx context.Context, rs []*datastore.Replac
 }
 
 // result builds what the change did from the rows its reads returned:
-// those of its locks, its children's lock, the validity test and the
-// members.
+// those of the parent's lock, the children's lock, the validity test and
+// the members.
 func (sc *replaceScript) result(res [][]datastore.Record) *datastore.Replaced {
-	r := sc.r
-	nl := len(r.Locks)
-	done := &datastore.Replaced{Locked: res[:nl+1]}
-	if ok := res[nl+1]; len(ok) == 1 {
+	done := &datastore.Replaced{Children: res[1]}
+	if len(res[0]) > 0 {
+		done.Parent = res[0][0]
+	}
+	if ok := res[2]; len(ok) == 1 {
 		done.Applied = ok[0]["ok"] == true
 	}
 	if !done.Applied {
 		return done
 	}
 	locked := map[string]bool{}
-	for _, c := range res[nl] {
+	for _, c := range res[1] {
 		locked[keyString(c[sc.childKey])] = true
 	}
 	wanted := map[string]bool{}
@@ -175,7 +173,7 @@ func (sc *replaceScript) result(res [][]datastore.Record) *datastore.Replaced {
 		wanted[keyString(w)] = true
 	}
 	members := map[string]bool{}
-	for _, m := range res[nl+2] {
+	for _, m := range res[3] {
 		child := m[sc.linkChild]
 		members[keyString(child)] = true
 		if !wanted[keyString(child)] && locked[keyString(child)] {
@@ -226,14 +224,11 @@ func (s *session) replaceScript(r *datastore.Replacement) (*replaceScript, error
 			sc.reads = append(sc.reads, st)
 		}
 	}
-	for _, l := range r.Locks {
-		st, err := s.lockStmt(l)
-		if err != nil {
-			return nil, err
-		}
-		sc.noWait = sc.noWait || l.NoWait
-		add(st, true)
+	st, err := s.lockStmt(r.ParentLock())
+	if err != nil {
+		return nil, err
 	}
+	add(st, true)
 	eq := func(col string, v any) criteria.Expr { return &criteria.Cmp{Attr: col, Op: criteria.Eq, Value: v} }
 	in := func(col string, op criteria.Op) criteria.Expr { return &criteria.Cmp{Attr: col, Op: op, Value: want} }
 
@@ -248,35 +243,35 @@ func (s *session) replaceScript(r *datastore.Replacement) (*replaceScript, error
 	if !slices.Contains(cols, ck.Name) {
 		cols = append([]string{ck.Name}, cols...)
 	}
-	lock := datastore.Lock{
-		Query:  &datastore.Query{Table: r.Child, Select: cols, Sort: []criteria.Sort{{Attr: ck.Name}}, Limit: criteria.Unlimited},
-		NoWait: true,
-	}
+	lock := &datastore.Query{Table: r.Child, Select: cols, Sort: []criteria.Sort{{Attr: ck.Name}}, Limit: criteria.Unlimited}
 	if len(want) > 0 {
-		lock.Query.Where = in(ck.Name, criteria.In)
+		lock.Where = in(ck.Name, criteria.In)
 	}
+	var or criteria.Expr
+	var linked *datastore.Through
 	var links *datastore.Table
 	var parentCol, childCol string
 	if j := r.Through; j != nil {
 		if j.Table == nil || j.Table.Column(j.ParentColumn) == nil || j.Table.Column(j.ChildColumn) == nil || j.Table.Column(j.Table.PrimaryKey) == nil {
 			return nil, fmt.Errorf("%s.%s: bad join table", r.Parent.Name, r.Child.Name)
 		}
-		lock.Linked = &datastore.Through{Table: j.Table, ParentColumn: j.ParentColumn, ChildColumn: j.ChildColumn, Parents: []any{key}}
+		linked = &datastore.Through{Table: j.Table, ParentColumn: j.ParentColumn, ChildColumn: j.ChildColumn, Parents: []any{key}}
 		links, parentCol, childCol = j.Table, j.ParentColumn, j.ChildColumn
 		sc.linkKey, sc.linkChild = j.Table.PrimaryKey, j.ChildColumn
 	} else {
 		if r.Child.Column(r.Via) == nil {
 			return nil, fmt.Errorf("table %s has no column %q", r.Child.Name, r.Via)
 		}
-		lock.Or = eq(r.Via, key)
+		or = eq(r.Via, key)
 		links, parentCol, childCol = r.Child, r.Via, ck.Name
 		sc.linkKey, sc.linkChild = ck.Name, ck.Name
 	}
-	st, err := s.lockStmt(lock)
-	if err != nil {
+	// Each of the wanted keys, the members' links (or key) finds its rows
+	// through its own index (see sqlgen.SelectUnion).
+	if st, err = sqlgen.SelectUnion(d, lock, or, linked); err != nil {
 		return nil, err
 	}
-	sc.noWait = true
+	st.SQL += " FOR UPDATE NOWAIT"
 	add(st, true)
 
 	// The validity test: the parent exists, every wanted child does and,

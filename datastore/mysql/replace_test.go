@@ -40,7 +40,6 @@ func TestReplaceUniqueLinks(t *testing.T) {
 	var got *datastore.Replaced
 	err := db.InTx(ctx, func(ctx context.Context, tx datastore.Adapter) error {
 		out, err := tx.(datastore.CollectionReplacer).ReplaceCollections(ctx, []*datastore.Replacement{{
-			Locks:  []datastore.Lock{{Query: &datastore.Query{Table: groups, Where: &criteria.Cmp{Attr: "id", Op: criteria.Eq, Value: 1.0}, Limit: criteria.Unlimited}}},
 			Parent: groups, Key: 1.0, Child: kids, Want: []any{int64(4), int64(2), int64(3)},
 			Through: &datastore.Through{Table: links, ParentColumn: "grp", ChildColumn: "kid"},
 		}})

@@ -507,13 +507,11 @@ func (s *session) Destroy(ctx context.Context, q *datastore.Query) ([]datastore.
 func (s *session) Lock(ctx context.Context, locks []datastore.Lock, reads ...*datastore.Query) ([][]datastore.Record, error) {
 	stmts := make([]sqlgen.Stmt, 0, len(locks)+len(reads))
 	tables := make([]string, 0, len(locks)+len(reads))
-	noWait := false
 	for _, l := range locks {
 		st, err := s.lockStmt(l)
 		if err != nil {
 			return nil, fmt.Errorf("lock: %w", err)
 		}
-		noWait = noWait || l.NoWait
 		stmts, tables = append(stmts, st), append(tables, l.Query.Table.Name)
 	}
 	for _, q := range reads {
@@ -525,33 +523,23 @@ func (s *session) Lock(ctx context.Context, locks []datastore.Lock, reads ...*da
 	}
 	out, err := s.multi(ctx, stmts, tables)
 	if err != nil {
-		return nil, fmt.Errorf("lock %w", lockError(err, noWait))
+		return nil, fmt.Errorf("lock %w", lockError(err, false))
 	}
 	return out, nil
 }
 
-// lockStmt compiles the SELECT ... FOR UPDATE [NOWAIT] of l (a plain
-// SELECT outside a transaction).
+// lockStmt compiles the SELECT ... FOR UPDATE of l (a plain SELECT
+// outside a transaction).
 func (s *session) lockStmt(l datastore.Lock) (sqlgen.Stmt, error) {
 	sel := *l.Query
 	if len(sel.Select) == 0 {
 		sel.Select = []string{sel.Table.PrimaryKey}
 	}
-	var st sqlgen.Stmt
-	var err error
-	if l.Or != nil || l.Linked != nil {
-		st, err = sqlgen.SelectUnion(s.db.d, &sel, l.Or, l.Linked)
-	} else {
-		st, err = sqlgen.Select(s.db.d, &sel)
-	}
+	st, err := sqlgen.Select(s.db.d, &sel)
 	if err != nil {
 		return st, err
 	}
-	switch {
-	case s.tx == nil:
-	case l.NoWait:
-		st.SQL += " FOR UPDATE NOWAIT"
-	default:
+	if s.tx != nil {
 		st.SQL += " FOR UPDATE"
 	}
 	return st, nil

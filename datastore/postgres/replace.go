@@ -55,7 +55,7 @@ func (s *session) ReplaceCollections(ctx context.Context, rs []*datastore.Replac
 		if changes[i], err = s.db.replaceStatement(r); err != nil {
 			return nil, fmt.Errorf("replace collection: %w", err)
 		}
-		if locks[i], _, err = s.queueLocks(b, r.Locks); err != nil {
+		if locks[i], _, err = s.queueLocks(b, []datastore.Lock{r.ParentLock()}); err != nil {
 			return nil, err
 		}
 		b.Queue(changes[i].SQL, changes[i].Args...)
@@ -76,7 +76,7 @@ func (s *session) ReplaceCollections(ctx context.Context, rs []*datastore.Replac
 	var afterRows [][]datastore.Record
 	err := s.tx.commitWith(ctx, b, func(br pgx.BatchResults) error {
 		for i, r := range rs {
-			locked, err := readResults(br, locks[i], func(j int) string { return r.Locks[j].Query.Table.Name })
+			parent, err := readResults(br, locks[i], func(int) string { return r.Parent.Name })
 			if err != nil {
 				return err
 			}
@@ -87,7 +87,9 @@ func (s *session) ReplaceCollections(ctx context.Context, rs []*datastore.Replac
 			if err != nil {
 				return fmt.Errorf("%s: %w", r.Child.Name, err)
 			}
-			out[i].Locked = append(locked, out[i].Locked...)
+			if len(parent[0]) > 0 {
+				out[i].Parent = parent[0][0]
+			}
 		}
 		return nil
 	}, after, func(br pgx.BatchResults) {
@@ -109,8 +111,8 @@ func (s *session) ReplaceCollections(ctx context.Context, rs []*datastore.Replac
 var replaceColumns = [...]string{sqlgen.ReplaceOK, sqlgen.ReplaceOp, sqlgen.ReplaceChild, sqlgen.ReplaceOrd}
 
 // scanReplaced reads the rows of a sqlgen.ReplaceCollection statement,
-// whose columns are cols, into what the change did; its Locked holds one
-// list, the children it locked, whose key column is key. Only those rows
+// whose columns are cols, into what the change did, with the children it
+// locked, whose key column is key. Only those rows
 // become records: the others are read for their keys.
 func scanReplaced(rows pgx.Rows, cols []*datastore.Column, key string) (*datastore.Replaced, error) {
 	defer rows.Close()
@@ -165,7 +167,7 @@ func scanReplaced(rows pgx.Rows, cols []*datastore.Column, key string) (*datasto
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	out.Locked = [][]datastore.Record{children}
+	out.Children = children
 	if len(removed) == 0 {
 		return out, nil
 	}

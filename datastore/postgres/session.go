@@ -82,21 +82,11 @@ func (s *session) queueLocks(b *pgx.Batch, locks []datastore.Lock) ([]sqlgen.Stm
 		if len(sel.Select) == 0 {
 			sel.Select = []string{sel.Table.PrimaryKey}
 		}
-		var st sqlgen.Stmt
-		var err error
-		if l.Or != nil || l.Linked != nil {
-			st, err = sqlgen.SelectUnion(s.d, &sel, l.Or, l.Linked)
-		} else {
-			st, err = sqlgen.Select(s.d, &sel)
-		}
+		st, err := sqlgen.Select(s.d, &sel)
 		if err != nil {
 			return nil, nil, fmt.Errorf("lock: %w", err)
 		}
-		switch {
-		case s.tx == nil:
-		case l.NoWait:
-			st.SQL += " FOR UPDATE NOWAIT"
-		default:
+		if s.tx != nil {
 			st.SQL += " FOR UPDATE"
 		}
 		b.Queue(st.SQL, st.Args...)

@@ -4,14 +4,15 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"math"
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/skiffhq/skiff/settings"
 )
 
 // LevelSilent is the log level of log.level: silent; no record reaches it.
-const LevelSilent = slog.Level(math.MaxInt32)
+const LevelSilent = settings.LevelSilent
 
 // verdict is what a setting Skiff does not fully carry out means for the
 // start: a warning to print once (harmless), or an error (the user would be
@@ -197,19 +198,6 @@ var hookOff = map[string]bool{
 	"grunt": true, "views": true, "i18n": true, "userhooks": true,
 	"session": true, "sockets": true, "blueprints": true,
 }
-
-// builtinMiddleware are the names Sails gives its own HTTP middleware (1.x,
-// and the 0.12 names an older config/http.js still lists). Skiff runs its
-// own equivalents in a fixed order; see docs/config.md.
-var builtinMiddleware = []string{
-	"cookieParser", "session", "bodyParser", "compress", "poweredBy", "router", "www", "favicon",
-	"startRequestTimer", "handleBodyParserError", "methodOverride", "$custom", "404", "500",
-}
-
-// IsBuiltinMiddleware reports whether name is one of Sails' built-in HTTP
-// middleware names, which http.middleware.order may list without a Go
-// middleware registered under it.
-func IsBuiltinMiddleware(name string) bool { return slices.Contains(builtinMiddleware, name) }
 
 // audit judges the merged tree's settings that Skiff does not carry out
 // as written and applies the ones build honours by switching a feature off
@@ -400,7 +388,7 @@ func auditMiddleware(src string, app *App, say func(string, string)) error {
 		case k == "order":
 		case v == false:
 			off[k] = true
-		case IsBuiltinMiddleware(k):
+		case settings.IsBuiltinMiddleware(k):
 			return fmt.Errorf("%s: http.middleware.%s: Skiff runs its own %s and cannot run a JavaScript replacement: remove the setting (or set it to false to turn %s off): %w",
 				src, k, k, k, ErrUnsupported)
 		default:

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+
+	"github.com/skiffhq/skiff/settings"
 )
 
 // ModelFile is one file of models/: a model definition as decoded, not yet
@@ -17,41 +19,6 @@ type ModelFile struct {
 	Source string
 	// Def is the file's top-level mapping; numbers are float64.
 	Def map[string]any
-}
-
-// Route is one entry of the routes section. Exactly one of Action, Redirect
-// and Response is set.
-type Route struct {
-	// Address is the key as written, e.g. "GET /user/:id".
-	Address string
-	// Method is the upper-case verb, "" for every verb ("ALL" or none
-	// written); Path is the rest of the address: "/user/:id" or "r|regex|".
-	Method, Path string
-	// Action is the target action identity, lower-cased: "user/find" from
-	// 'user/find', 'UserController.find', {action: ...} or
-	// {controller: User, action: find}.
-	Action string
-	// Redirect is the URL of a {redirect: url} target, or of a string target
-	// that starts with "/", "http://" or "https://".
-	Redirect string
-	// Response is the default response of a {response: notFound} target.
-	Response string
-	// Options holds every other key of an object target (csrf, cors,
-	// skipAssets, autoWatch, mirror, locals, ...), nil when there is none.
-	Options map[string]any
-}
-
-// Blueprints are the blueprint settings with their defaults applied.
-type Blueprints struct {
-	// Actions (default false), Rest (true), Shortcuts (true except in
-	// production), Pluralize (false), AutoWatch (true), DeepWatch (true),
-	// Mirror (false).
-	Actions, Rest, Shortcuts, Pluralize, AutoWatch, DeepWatch, Mirror bool
-	// NotificationFormat is "seed" (the default) or "sails".
-	NotificationFormat string
-	// Prefix and RestPrefix start with "/" unless empty, and never end with
-	// one.
-	Prefix, RestPrefix string
 }
 
 // App is a loaded app folder.
@@ -67,16 +34,19 @@ type App struct {
 	Models map[string]any
 	// ModelFiles are the files of models/, sorted by identity.
 	ModelFiles []ModelFile
-	// Blueprints is the blueprints section with defaults applied.
-	Blueprints Blueprints
+	// Blueprints is the blueprints section with defaults applied (shortcuts
+	// off in production).
+	Blueprints settings.Blueprints
 	// Datastores maps datastore names to their settings, never empty
 	// ({"default": {"adapter": "sqlite"}} when none is configured). Every
 	// entry has an adapter, with Sails' adapter package names translated
 	// (sails-disk → sqlite, sails-postgresql → postgres, sails-mysql → mysql),
 	// and url, if set, has no trailing "/".
 	Datastores map[string]map[string]any
-	// Routes are the routes section in the order written.
-	Routes []Route
+	// Routes are the routes section in the order written; Action is
+	// lower-cased ('UserController.find' → "user/find"), a string target
+	// starting with "/", "http://" or "https://" is a Redirect.
+	Routes []settings.Route
 	// Security, Sockets, Session, Policies and HTTP are those sections with
 	// their key names validated and their values as decoded; never nil.
 	Security, Sockets, Session, Policies, HTTP map[string]any
@@ -90,12 +60,18 @@ type App struct {
 	ETag bool
 	// CSRF is security.csrf.
 	CSRF bool
+	// CORS is security.cors, typed (legacy key names mapped).
+	CORS settings.CORS
+	// PolicyRules is the policies section, typed: keys lower-cased, the
+	// legacy {UserController: {find: ...}} form flattened.
+	PolicyRules settings.PolicyRules
 	// SessionSettings, ServerSettings and SocketSettings are the session
-	// section, the http section's server limits and the sockets keys
-	// security needs, checked and typed.
-	SessionSettings SessionSettings
-	ServerSettings  ServerSettings
-	SocketSettings  SocketSettings
+	// section, the http section's server limits and the sockets section,
+	// checked and typed (Disabled is left to SessionDisabled and
+	// SocketsDisabled).
+	SessionSettings settings.Session
+	ServerSettings  settings.Server
+	SocketSettings  settings.Sockets
 	// LogLevel is log.level as a slog level (LevelSilent for silent); Info
 	// when unset.
 	LogLevel slog.Level
@@ -103,9 +79,9 @@ type App struct {
 	// pprof); "" when unset (no admin listener).
 	AdminAddr string
 	// Health is the health section.
-	Health HealthSettings
-	// OpenAPI is the openapi section.
-	OpenAPI OpenAPISettings
+	Health settings.Health
+	// OpenAPI is the openapi section (Title and Version unset).
+	OpenAPI settings.OpenAPI
 	// LogFormat is log.format: "text" or "json"; "" when unset.
 	LogFormat string
 	// Custom is the custom section (Sails' sails.config.custom), never nil:

@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/skiffhq/skiff/internal/config"
+	"github.com/skiffhq/skiff/settings"
 )
 
 func TestEnvOverrides(t *testing.T) {
@@ -65,7 +66,7 @@ models: {attributes: {createdAt: {type: number, autoCreatedAt: true}}}
 			map[string]any{"*": true, "user/destroy": []any{"isAdmin"}}},
 		{"routes section", map[string]string{"SKIFF_ROUTES": `{"GET /health": health/check}`},
 			func(a *config.App) any { return a.Routes },
-			[]config.Route{{Address: "GET /health", Method: "GET", Path: "/health", Action: "health/check"}}},
+			[]settings.Route{{Method: "GET", Path: "/health", Action: "health/check"}}},
 		{"models default", map[string]string{"SKIFF_MODELS__MIGRATE": "safe"},
 			func(a *config.App) any { return a.Models["migrate"] }, "safe"},
 		{"names match in any case", map[string]string{"skiff_Blueprints__shortCuts": "false"},
@@ -79,7 +80,7 @@ models: {attributes: {createdAt: {type: number, autoCreatedAt: true}}}
 		{"other variables ignored", map[string]string{"SKIFF_ENV": "production", "SKIFF_TEST_POSTGRES_URL": "x", "PORT": "1", "SKIFF_": "x"},
 			func(a *config.App) any { return []any{a.Port, a.Blueprints.Shortcuts} }, []any{0, true}},
 		{"notification format", map[string]string{"SKIFF_BLUEPRINTS__NOTIFICATIONFORMAT": "sails"},
-			func(a *config.App) any { return a.Blueprints.NotificationFormat }, "sails"},
+			func(a *config.App) any { return string(a.Blueprints.NotificationFormat) }, "sails"},
 		{"deep watch", map[string]string{"SKIFF_BLUEPRINTS__DEEPWATCH": "false"},
 			func(a *config.App) any { return []any{a.Blueprints.DeepWatch, a.Blueprints.AutoWatch} }, []any{false, true}},
 		{"empty is unset", map[string]string{"SKIFF_BLUEPRINTS__SHORTCUTS": ""},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/skiffhq/skiff/internal/config"
+	"github.com/skiffhq/skiff/settings"
 )
 
 // app builds a MapFS from path → content.
@@ -45,7 +46,7 @@ func TestLoadEmptyApp(t *testing.T) {
 	want := &config.App{
 		Env:        "development",
 		Models:     map[string]any{"migrate": "alter"},
-		Blueprints: config.Blueprints{Rest: true, Shortcuts: true, AutoWatch: true, DeepWatch: true, NotificationFormat: "seed"},
+		Blueprints: settings.Blueprints{Rest: true, Shortcuts: true, AutoWatch: true, DeepWatch: true, NotificationFormat: "seed"},
 		Datastores: map[string]map[string]any{"default": {"adapter": "sqlite"}},
 		Security:   map[string]any{}, Sockets: map[string]any{}, Session: map[string]any{},
 		Policies: map[string]any{}, HTTP: map[string]any{},
@@ -76,7 +77,7 @@ sockets: {transports: [websocket, polling]}
 		"config/notes.txt":            "nonsense",
 	}
 	a := mustLoad(t, files, "development", nil)
-	wantBP := config.Blueprints{
+	wantBP := settings.Blueprints{
 		Actions: true, Rest: true, Shortcuts: true, Pluralize: true, AutoWatch: true, DeepWatch: true,
 		NotificationFormat: "seed", Prefix: "/dev", RestPrefix: "/local",
 	}

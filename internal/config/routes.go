@@ -3,15 +3,17 @@ package config
 import (
 	"fmt"
 	"strings"
+
+	"github.com/skiffhq/skiff/settings"
 )
 
 // parseRoutes reads the routes section in its written order.
-func parseRoutes(src string, v any) ([]Route, error) {
+func parseRoutes(src string, v any) ([]settings.Route, error) {
 	m, ok := v.(*omap)
 	if !ok {
 		return nil, nil // null or missing; other types are refused by the schema
 	}
-	routes := make([]Route, 0, len(m.keys))
+	routes := make([]settings.Route, 0, len(m.keys))
 	for _, addr := range m.keys {
 		if m.vals[addr] == nil {
 			continue // removes the route of an earlier file
@@ -25,8 +27,8 @@ func parseRoutes(src string, v any) ([]Route, error) {
 	return routes, nil
 }
 
-func parseRoute(addr string, target any) (Route, error) {
-	r := Route{Address: addr}
+func parseRoute(addr string, target any) (settings.Route, error) {
+	var r settings.Route
 	a := strings.TrimSpace(addr)
 	if verb, rest, ok := strings.Cut(a, " "); ok && isVerb(verb) {
 		r.Method = strings.ToUpper(verb)
@@ -64,7 +66,7 @@ func isVerb(s string) bool {
 
 // stringTarget handles 'user/find', 'UserController.find' and the redirect
 // shorthand '/other/path' or 'https://…'.
-func stringTarget(r *Route, t string) error {
+func stringTarget(r *settings.Route, t string) error {
 	t = strings.TrimSpace(t)
 	switch {
 	case t == "":
@@ -107,7 +109,7 @@ func actionIdentity(controller, action string) (string, error) {
 
 // objectTarget handles {action}, {controller, action}, {redirect} and
 // {response}; every other key becomes a route option.
-func objectTarget(r *Route, t *omap) error {
+func objectTarget(r *settings.Route, t *omap) error {
 	for k, why := range map[string]string{
 		"view":      "view targets are not supported: Skiff serves no views",
 		"policy":    "policy targets are not supported: bind policies in config/policies",

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/skiffhq/skiff/internal/config"
+	"github.com/skiffhq/skiff/settings"
 )
 
 func TestRoutes(t *testing.T) {
@@ -26,23 +26,23 @@ routes:
 `,
 	}
 	a := mustLoad(t, files, "", nil)
-	want := []config.Route{
-		{Address: "GET /user/:id", Method: "GET", Path: "/user/:id", Action: "user/find"},
-		{Address: "post /user", Method: "POST", Path: "/user", Action: "user/create"},
-		{Address: "/anything", Path: "/anything", Action: "thing/do"},
-		{Address: "ALL /legacy", Path: "/legacy", Action: "legacy/run"},
-		{Address: "PUT /pet/:id", Method: "PUT", Path: "/pet/:id", Action: "pet/update", Options: map[string]any{
+	want := []settings.Route{
+		{Method: "GET", Path: "/user/:id", Action: "user/find"},
+		{Method: "POST", Path: "/user", Action: "user/create"},
+		{Path: "/anything", Action: "thing/do"},
+		{Path: "/legacy", Action: "legacy/run"},
+		{Method: "PUT", Path: "/pet/:id", Action: "pet/update", Options: map[string]any{
 			"csrf": false, "cors": map[string]any{"allowOrigins": []any{"https://a.com"}}, "skipAssets": true,
 		}},
-		{Address: "GET /csrfToken", Method: "GET", Path: "/csrfToken", Action: "security/grant-csrf-token"},
-		{Address: "GET /old", Method: "GET", Path: "/old", Redirect: "/new"},
-		{Address: "GET /gone", Method: "GET", Path: "/gone", Response: "notFound"},
-		{Address: "/go", Path: "/go", Redirect: "/elsewhere"},
-		{Address: "/ext", Path: "/ext", Redirect: "https://example.com/x"},
-		{Address: `r|^/num/(\d+)$|id`, Path: `r|^/num/(\d+)$|id`, Action: "num/show", Options: map[string]any{
+		{Method: "GET", Path: "/csrfToken", Action: "security/grant-csrf-token"},
+		{Method: "GET", Path: "/old", Redirect: "/new"},
+		{Method: "GET", Path: "/gone", Response: "notFound"},
+		{Path: "/go", Redirect: "/elsewhere"},
+		{Path: "/ext", Redirect: "https://example.com/x"},
+		{Path: `r|^/num/(\d+)$|id`, Action: "num/show", Options: map[string]any{
 			"autoWatch": false, "mirror": true, "locals": map[string]any{"title": "T"},
 		}},
-		{Address: "DELETE /admin/thing", Method: "DELETE", Path: "/admin/thing", Action: "admin/thing/destroy"},
+		{Method: "DELETE", Path: "/admin/thing", Action: "admin/thing/destroy"},
 	}
 	if diff := cmp.Diff(want, a.Routes); diff != "" {
 		t.Errorf("Routes mismatch (-want +got):\n%s", diff)
@@ -60,7 +60,7 @@ func TestRouteOrderAcrossFiles(t *testing.T) {
 	a := mustLoad(t, files, "", nil)
 	var got [][2]string
 	for _, r := range a.Routes {
-		got = append(got, [2]string{r.Address, r.Action})
+		got = append(got, [2]string{r.Method + " " + r.Path, r.Action})
 	}
 	want := [][2]string{{"GET /z", "z/a"}, {"GET /a", "a/b"}, {"GET /b", "b/b"}, {"GET /0", "zero/local"}}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -3,54 +3,15 @@ package config
 import (
 	"fmt"
 	"math"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/skiffhq/skiff/settings"
 )
-
-// SessionSettings is the session section, checked and typed.
-type SessionSettings struct {
-	// Name is the cookie name (name, or the legacy key); "" for the default.
-	Name string
-	// Secret signs the cookie; "" when unset.
-	Secret string
-	// Adapter is "memory", "redis" or "datastore" ("" for memory);
-	// connect-redis' package names read as redis.
-	Adapter string
-	// URL is the Redis server: url, or built from host, port, pass
-	// (password) and db.
-	URL string
-	// Prefix is the Redis key prefix; Datastore the datastore of the
-	// datastore adapter.
-	Prefix, Datastore string
-	// MaxAge is cookie.maxAge (milliseconds in the file); 0 when unset.
-	MaxAge time.Duration
-	// Path, Domain, Secure, HTTPOnly (nil: default) and SameSite are the
-	// cookie's attributes.
-	Path, Domain string
-	Secure       bool
-	HTTPOnly     *bool
-	SameSite     http.SameSite
-	// SaveUninitialized is saveUninitialized; nil when unset (true).
-	SaveUninitialized *bool
-}
-
-// ServerSettings are the http section's server limits; zero values mean
-// the server's defaults.
-type ServerSettings struct {
-	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
-	MaxHeaderBytes                                            int
-}
-
-// SocketSettings are the sockets keys the security checks need.
-type SocketSettings struct {
-	// OnlyAllowOrigins is sockets.onlyAllowOrigins.
-	OnlyAllowOrigins []string
-	// MaxConnectionsPerIP is sockets.maxConnectionsPerIP, 0 when unset.
-	MaxConnectionsPerIP int
-}
 
 func str(m map[string]any, k string) string {
 	s, _ := m[k].(string)
@@ -58,11 +19,11 @@ func str(m map[string]any, k string) string {
 }
 
 // sessionSettings checks and types the session section.
-func sessionSettings(src string, m map[string]any) (SessionSettings, error) {
+func sessionSettings(src string, m map[string]any) (settings.Session, error) {
 	bad := func(key, want string) error {
 		return fmt.Errorf("%s: session.%s must be %s, not %s: %w", src, key, want, describe(m[key]), ErrInvalid)
 	}
-	s := SessionSettings{Name: str(m, "name"), Secret: str(m, "secret"), Prefix: str(m, "prefix"), Datastore: str(m, "datastore")}
+	s := settings.Session{Name: str(m, "name"), Secret: str(m, "secret"), Prefix: str(m, "prefix"), Datastore: str(m, "datastore")}
 	if s.Name == "" {
 		s.Name = str(m, "key")
 	}
@@ -187,8 +148,8 @@ func duration(v any) (time.Duration, error) {
 }
 
 // serverSettings reads the http section's server limits.
-func serverSettings(src string, m map[string]any) (ServerSettings, error) {
-	var s ServerSettings
+func serverSettings(src string, m map[string]any) (settings.Server, error) {
+	var s settings.Server
 	for k, p := range map[string]*time.Duration{
 		"readHeaderTimeout": &s.ReadHeaderTimeout, "readTimeout": &s.ReadTimeout,
 		"writeTimeout": &s.WriteTimeout, "idleTimeout": &s.IdleTimeout,
@@ -213,9 +174,10 @@ func serverSettings(src string, m map[string]any) (ServerSettings, error) {
 	return s, nil
 }
 
-// socketSettings reads sockets.onlyAllowOrigins and maxConnectionsPerIP.
-func socketSettings(src string, m map[string]any) (SocketSettings, error) {
-	var s SocketSettings
+// socketSettings reads the sockets section: onlyAllowOrigins,
+// maxConnectionsPerIP, the transport and the bus.
+func socketSettings(src string, m map[string]any) (settings.Sockets, error) {
+	var s settings.Sockets
 	switch v := m["onlyAllowOrigins"].(type) {
 	case nil:
 	case []any:
@@ -236,5 +198,140 @@ func socketSettings(src string, m map[string]any) (SocketSettings, error) {
 		}
 		s.MaxConnectionsPerIP = int(f)
 	}
+	if err := socketsConfig(m, &s); err != nil {
+		return s, fmt.Errorf("%s: %w: %w", src, err, ErrInvalid)
+	}
 	return s, nil
+}
+
+// socketsConfig reads the transport and bus keys of the sockets section
+// into so; the audit judges the keys that only make sense for Node (a
+// warning or an error).
+func socketsConfig(c map[string]any, so *settings.Sockets) error {
+	if v, ok := c["transports"]; ok {
+		list, _ := v.([]any)
+		websocket := false
+		for _, t := range list {
+			websocket = websocket || t == "websocket"
+		}
+		if !websocket {
+			return fmt.Errorf("sockets.transports must include \"websocket\": it is the only transport Skiff serves")
+		}
+	}
+	ms := func(key string, dst *time.Duration) error {
+		v, ok := c[key]
+		if !ok {
+			return nil
+		}
+		f, ok := v.(float64)
+		if !ok || f <= 0 {
+			return fmt.Errorf("sockets.%s must be a positive number of milliseconds", key)
+		}
+		*dst = time.Duration(f) * time.Millisecond
+		return nil
+	}
+	if err := ms("pingInterval", &so.PingInterval); err != nil {
+		return err
+	}
+	if err := ms("pingTimeout", &so.PingTimeout); err != nil {
+		return err
+	}
+	if v, ok := c["grant3rdPartyCookie"]; ok {
+		b, ok := v.(bool)
+		if !ok {
+			return fmt.Errorf("sockets.grant3rdPartyCookie must be true or false")
+		}
+		so.NoCookieRoute = !b
+	}
+	size, ok := c["maxHttpBufferSize"]
+	if !ok {
+		size, ok = c["maxBufferSize"] // the old name
+	}
+	if v := size; ok {
+		f, ok := v.(float64)
+		if !ok || f < 1 {
+			return fmt.Errorf("sockets.maxHttpBufferSize must be a positive number of bytes")
+		}
+		so.MaxMessageBytes = int64(f)
+	}
+	if err := busConfig(c, so); err != nil {
+		return err
+	}
+	return nil
+}
+
+// busConfig reads the adapter keys of the sockets section: adapter, then
+// url, or Sails' host, port, pass and db for Redis, and the channel prefix
+// (adapterOptions.key, or key).
+func busConfig(c map[string]any, so *settings.Sockets) error {
+	if v, ok := c["adapter"]; ok && v != nil {
+		s, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("sockets.adapter must be a name (memory, redis or nats)")
+		}
+		so.Adapter = s
+	}
+	str := func(key string) (string, error) {
+		v, ok := c[key]
+		if !ok || v == nil {
+			return "", nil
+		}
+		switch v := v.(type) {
+		case string:
+			return v, nil
+		case float64:
+			return strconv.FormatFloat(v, 'f', -1, 64), nil
+		}
+		return "", fmt.Errorf("sockets.%s must be a string", key)
+	}
+	var err error
+	if so.URL, err = str("url"); err != nil {
+		return err
+	}
+	if so.Prefix, err = str("key"); err != nil {
+		return err
+	}
+	if ao, ok := c["adapterOptions"].(map[string]any); ok {
+		if k, ok := ao["key"].(string); ok {
+			so.Prefix = k
+		}
+	}
+	host, err := str("host")
+	if err != nil {
+		return err
+	}
+	port, err := str("port")
+	if err != nil {
+		return err
+	}
+	pass, err := str("pass")
+	if err != nil {
+		return err
+	}
+	db, err := str("db")
+	if err != nil {
+		return err
+	}
+	if db != "" {
+		if n, err := strconv.Atoi(db); err != nil || n < 0 {
+			return fmt.Errorf("sockets.db must be a non-negative whole number, not %q", db)
+		}
+	}
+	if so.URL == "" && (host != "" || port != "" || pass != "" || db != "") {
+		if host == "" {
+			host = "127.0.0.1"
+		}
+		if port == "" {
+			port = "6379"
+		}
+		u := url.URL{Scheme: "redis", Host: net.JoinHostPort(host, port)}
+		if pass != "" {
+			u.User = url.UserPassword("", pass)
+		}
+		if db != "" {
+			u.Path = "/" + db
+		}
+		so.URL = u.String()
+	}
+	return nil
 }

@@ -6,6 +6,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/skiffhq/skiff/blueprint"
+	"github.com/skiffhq/skiff/internal/cors"
+	"github.com/skiffhq/skiff/internal/policy"
+	"github.com/skiffhq/skiff/settings"
 )
 
 // defaultBodyLimit is the request body limit when http.bodyLimit is unset.
@@ -43,6 +48,13 @@ func build(src string, tree *omap, env string) (*App, error) {
 		return nil, err
 	}
 	app.CSRF, _ = app.Security["csrf"].(bool)
+	c, _ := app.Security["cors"].(map[string]any)
+	if app.CORS, err = cors.Decode(c); err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", src, err, ErrInvalid)
+	}
+	if app.PolicyRules, err = policy.Decode(app.Policies); err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", src, err, ErrInvalid)
+	}
 	if app.SessionSettings, err = sessionSettings(src, app.Session); err != nil {
 		return nil, err
 	}
@@ -77,17 +89,10 @@ func build(src string, tree *omap, env string) (*App, error) {
 	return app, nil
 }
 
-// HealthSettings are the health section: the paths of the liveness and
-// readiness endpoints ("" for the defaults) or their absence.
-type HealthSettings struct {
-	Liveness, Readiness     string
-	NoLiveness, NoReadiness bool
-}
-
 // healthSettings reads health.liveness and health.readiness: a path
 // starting with "/", or false to turn the endpoint off.
-func healthSettings(src string, m map[string]any) (HealthSettings, error) {
-	var hs HealthSettings
+func healthSettings(src string, m map[string]any) (settings.Health, error) {
+	var hs settings.Health
 	read := func(key string, path *string, off *bool) error {
 		switch v := m[key].(type) {
 		case nil:
@@ -112,18 +117,10 @@ func healthSettings(src string, m map[string]any) (HealthSettings, error) {
 	return hs, read("readiness", &hs.Readiness, &hs.NoReadiness)
 }
 
-// OpenAPISettings are the openapi section: whether GET Path serves the
-// API description (nil: in development only) and its path ("" for
-// /openapi.json).
-type OpenAPISettings struct {
-	Enabled *bool
-	Path    string
-}
-
 // openAPISettings reads openapi.enabled (the schema made it a boolean) and
 // openapi.path, a path starting with "/".
-func openAPISettings(src string, m map[string]any) (OpenAPISettings, error) {
-	var s OpenAPISettings
+func openAPISettings(src string, m map[string]any) (settings.OpenAPI, error) {
+	var s settings.OpenAPI
 	if v, ok := m["enabled"].(bool); ok {
 		s.Enabled = &v
 	}
@@ -169,8 +166,9 @@ func defaultMigrate(src string, models map[string]any, env string) error {
 
 // blueprints applies the Sails defaults, with shortcuts off in production
 // (decisions.md). Types were checked by the schema.
-func blueprints(src string, m map[string]any, env string) (Blueprints, error) {
-	b := Blueprints{Rest: true, Shortcuts: env != "production", AutoWatch: true, DeepWatch: true, NotificationFormat: "seed"}
+func blueprints(src string, m map[string]any, env string) (settings.Blueprints, error) {
+	b := settings.DefaultBlueprints(env)
+	b.NotificationFormat = blueprint.FormatSeed
 	flags := map[string]*bool{
 		"actions": &b.Actions, "rest": &b.Rest, "shortcuts": &b.Shortcuts,
 		"pluralize": &b.Pluralize, "autoWatch": &b.AutoWatch, "mirror": &b.Mirror,
@@ -187,7 +185,7 @@ func blueprints(src string, m map[string]any, env string) (Blueprints, error) {
 		if v != "seed" && v != "sails" {
 			return b, fmt.Errorf("%s: blueprints.notificationFormat must be seed or sails, not %q: %w", src, v, ErrInvalid)
 		}
-		b.NotificationFormat = v
+		b.NotificationFormat = blueprint.NotificationFormat(v)
 	}
 	return b, nil
 }

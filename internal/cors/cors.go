@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/skiffhq/skiff/settings"
 )
 
 // Defaults of security.cors.
@@ -96,28 +98,94 @@ func normalize(m map[string]any, where string) (map[string]any, error) {
 	return out, nil
 }
 
-// Parse reads the security.cors section (nil for none) with Sails'
-// defaults and checks: allowOrigins is '*', a list of origins or a
-// comma-separated string of them, each passing CheckOrigin; '*' with
-// allowCredentials needs allowAnyOriginWithCredentialsUnsafe.
-func Parse(section map[string]any) (*Settings, error) {
-	m, err := normalize(section, "security.cors")
+// Decode reads the security.cors section as written (nil for none),
+// legacy key names mapped, into its typed form: flags must be true or
+// false, allowOrigins '*', a list of origins or a comma-separated string of
+// them, and the header lists a string or a list of strings (a string
+// stays one entry).
+func Decode(section map[string]any) (settings.CORS, error) {
+	const where = "security.cors"
+	var c settings.CORS
+	m, err := normalize(section, where)
 	if err != nil {
-		return nil, err
+		return c, err
 	}
+	for k, dst := range map[string]*bool{
+		"allRoutes": &c.AllRoutes, "allowCredentials": &c.AllowCredentials,
+		"allowAnyOriginWithCredentialsUnsafe": &c.AllowAnyOriginWithCredentialsUnsafe,
+	} {
+		v, ok := m[k]
+		if !ok {
+			continue
+		}
+		if *dst, ok = v.(bool); !ok {
+			return c, fmt.Errorf("%s.%s must be true or false", where, k)
+		}
+	}
+	for k, dst := range map[string]*[]string{
+		"allowRequestMethods": &c.AllowRequestMethods, "allowRequestHeaders": &c.AllowRequestHeaders,
+		"allowResponseHeaders": &c.AllowResponseHeaders,
+	} {
+		v, ok := m[k]
+		if !ok || v == nil {
+			continue
+		}
+		joined, err := list(v, where+"."+k, nil)
+		if err != nil {
+			return c, err
+		}
+		*dst = []string{}
+		if joined != "" {
+			*dst = append(*dst, joined)
+		}
+	}
+	if v, ok := m["allowOrigins"]; ok {
+		switch o := v.(type) {
+		case string:
+			// Sails splits a comma-separated string (with a debug message).
+			for _, s := range strings.Split(o, ",") {
+				c.AllowOrigins = append(c.AllowOrigins, strings.TrimSpace(s))
+			}
+		case []any:
+			c.AllowOrigins = []string{}
+			for _, s := range o {
+				str, ok := s.(string)
+				if !ok {
+					return c, fmt.Errorf("E_BAD_ORIGIN_CONFIG: %s.allowOrigins must be '*' or a list of origins (strings), not a list holding %T", where, s)
+				}
+				c.AllowOrigins = append(c.AllowOrigins, str)
+			}
+		default:
+			return c, fmt.Errorf("E_BAD_ORIGIN_CONFIG: %s.allowOrigins must be '*' or a list of origins, not %T", where, v)
+		}
+	}
+	return c, nil
+}
+
+// Parse resolves the security.cors settings with Sails' defaults and
+// checks: every origin passes CheckOrigin, and any origin with
+// AllowCredentials needs AllowAnyOriginWithCredentialsUnsafe.
+func Parse(c settings.CORS) (*Settings, error) {
 	raw := defaults()
-	for k, v := range m {
-		raw[k] = v
+	raw["allRoutes"] = c.AllRoutes
+	raw["allowCredentials"] = c.AllowCredentials
+	raw["allowAnyOriginWithCredentialsUnsafe"] = c.AllowAnyOriginWithCredentialsUnsafe
+	if c.AllowOrigins != nil && !(len(c.AllowOrigins) == 1 && c.AllowOrigins[0] == "*") {
+		raw["allowOrigins"] = c.AllowOrigins
 	}
-	c, err := resolve(raw, "security.cors")
+	for k, v := range map[string][]string{
+		"allowRequestMethods": c.AllowRequestMethods, "allowRequestHeaders": c.AllowRequestHeaders,
+		"allowResponseHeaders": c.AllowResponseHeaders,
+	} {
+		if v != nil {
+			raw[k] = v
+		}
+	}
+	g, err := resolve(raw, "security.cors")
 	if err != nil {
 		return nil, err
 	}
-	all, ok := raw["allRoutes"].(bool)
-	if !ok {
-		return nil, fmt.Errorf("security.cors.allRoutes must be true or false")
-	}
-	return &Settings{AllRoutes: all, Global: c, raw: raw}, nil
+	return &Settings{AllRoutes: c.AllRoutes, Global: g, raw: raw}, nil
 }
 
 // Route resolves a route's cors option against the settings: nil (no

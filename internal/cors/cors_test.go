@@ -33,11 +33,11 @@ func TestParseRefuses(t *testing.T) {
 		"flag not a bool":        {"allowCredentials": "yes"},
 		"legacy star with creds": {"origin": "*", "credentials": true},
 	} {
-		if _, err := cors.Parse(section); err == nil {
+		if _, err := parse(section); err == nil {
 			t.Errorf("Parse(%s: %v) succeeded, want an error", name, section)
 		}
 	}
-	s, err := cors.Parse(nil)
+	s, err := parse(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,15 +64,15 @@ func headers(h http.Header) map[string]string {
 
 // The cases of Sails' test/integration/hook.cors.test.js, on Config alone.
 func TestHeaders(t *testing.T) {
-	def, err := cors.Parse(nil)
+	def, err := parse(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	unsafe, err := cors.Parse(map[string]any{"allRoutes": true, "allowCredentials": true, "allowAnyOriginWithCredentialsUnsafe": true})
+	unsafe, err := parse(map[string]any{"allRoutes": true, "allowCredentials": true, "allowAnyOriginWithCredentialsUnsafe": true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	custom, err := cors.Parse(map[string]any{"allowRequestMethods": "PUT,POST", "allowRequestHeaders": []any{"x-foo-bar"}, "exposeHeaders": "x-owl-hoot"})
+	custom, err := parse(map[string]any{"allowRequestMethods": "PUT,POST", "allowRequestHeaders": []any{"x-foo-bar"}, "exposeHeaders": "x-owl-hoot"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,4 +133,13 @@ func TestHeaders(t *testing.T) {
 			t.Errorf("%s: headers (-want +got):\n%s", tc.name, diff)
 		}
 	}
+}
+
+// parse is the security.cors section as written, decoded and resolved.
+func parse(section map[string]any) (*cors.Settings, error) {
+	c, err := cors.Decode(section)
+	if err != nil {
+		return nil, err
+	}
+	return cors.Parse(c)
 }

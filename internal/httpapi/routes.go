@@ -23,27 +23,14 @@ import (
 	"github.com/skiffhq/skiff/internal/router"
 	"github.com/skiffhq/skiff/internal/session"
 	"github.com/skiffhq/skiff/model"
+	"github.com/skiffhq/skiff/settings"
 )
 
-// Blueprints holds the blueprint route settings (sails.config.blueprints).
-type Blueprints struct {
-	Actions, Rest, Shortcuts, Pluralize bool
-	Prefix, RestPrefix                  string
-}
-
-// Route is a custom route, bound before every blueprint route. Exactly one
-// target is set: Action (an action identity such as "user/find"), Handler,
-// Redirect or Response (a default response name such as "notFound").
+// Route is a custom route, bound before every blueprint route: the app's
+// (settings.Route) or one of Skiff's own, with what the API description
+// says of it.
 type Route struct {
-	Method, Path string
-	Action       string
-	Handler      http.Handler
-	Redirect     string
-	Response     string
-	// Options are Sails route options (alias, skipAssets, csrf, cors, ...).
-	Options map[string]any
-	// ParseOptions overrides parseBlueprintOptions for this route.
-	ParseOptions blueprint.ParseOptionsFunc
+	settings.Route
 	// Summary says what the route does in the API description (Describe);
 	// it changes nothing else.
 	Summary string
@@ -54,7 +41,9 @@ type Config struct {
 	Production bool
 	Models     []*model.Model
 	Service    *blueprint.Service
-	Blueprints Blueprints
+	// Blueprints are read for the route settings (Actions, Rest,
+	// Shortcuts, Pluralize, Prefix, RestPrefix); the service has the rest.
+	Blueprints settings.Blueprints
 	Routes     []Route
 	// Actions are Go handlers by action identity ("user/hello").
 	Actions   map[string]http.Handler
@@ -285,7 +274,7 @@ func (h *handler) actionTarget(rt Route) (http.Handler, error) {
 		}
 	}
 	return h.handleBlueprint(blueprintRoute{
-		action: bp, model: m, alias: alias, pathParams: pathParams(rt.Path), options: rt.Options, parse: rt.ParseOptions,
+		action: bp, model: m, alias: alias, pathParams: pathParams(rt.Path), options: rt.Options, parse: rt.ParseBlueprintOptions,
 	}), nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/skiffhq/skiff/internal/cors"
 	"github.com/skiffhq/skiff/internal/csrf"
 	"github.com/skiffhq/skiff/internal/socketctx"
+	"github.com/skiffhq/skiff/settings"
 )
 
 // GrantCSRFToken is the action identity of the built-in action answering
@@ -132,5 +133,5 @@ func corsSettings(s *cors.Settings) (*cors.Settings, error) {
 	if s != nil {
 		return s, nil
 	}
-	return cors.Parse(nil)
+	return cors.Parse(settings.CORS{})
 }

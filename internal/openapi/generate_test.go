@@ -230,7 +230,7 @@ func TestServedWhereConfigured(t *testing.T) {
 			t.Cleanup(func() { db.Close() })
 			app, err := skiff.New(t.Context(), skiff.Options{
 				Env: tc.env, Models: []*model.Model{m}, Datastores: map[string]datastore.Adapter{"default": db}, OpenAPI: tc.api,
-				Session: skiff.SessionOptions{Secret: "s"}, Sockets: skiff.Sockets{OnlyAllowOrigins: []string{"https://app.example"}},
+				Session: skiff.SessionSettings{Secret: "s"}, Sockets: skiff.Sockets{OnlyAllowOrigins: []string{"https://app.example"}},
 			})
 			if err != nil {
 				t.Fatal(err)

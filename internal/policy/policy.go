@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/skiffhq/skiff/settings"
 )
 
 // Middleware is a policy: it either calls next or answers the request
@@ -32,20 +34,11 @@ type Table struct {
 	forbidden http.Handler
 }
 
-// New parses raw (the policies section; nil for none) against the named
-// policies and returns the Table. Keys are lower-cased, and the legacy
-// {UserController: {find: ...}} form becomes "user/find". A value is true,
-// false, a policy name or a list of names; true and false must stand alone.
-// Names match policies case-insensitively. forbidden answers the requests
-// that false refuses. New fails on any other value and on unknown names.
-func New(raw map[string]any, policies map[string]Middleware, forbidden http.Handler) (*Table, error) {
-	t := &Table{rules: map[string]rule{}, policies: map[string]Middleware{}, forbidden: forbidden}
-	for name, p := range policies {
-		if p == nil {
-			return nil, fmt.Errorf("policy %s is nil", name)
-		}
-		t.policies[strings.ToLower(name)] = p
-	}
+// Decode reads the policies section as written (nil for none): keys are
+// lower-cased, and the legacy {UserController: {find: ...}} form becomes
+// "user/find". A value is true, false, a policy name or a list of names;
+// true and false must stand alone. It fails on any other value.
+func Decode(raw map[string]any) (settings.PolicyRules, error) {
 	flat := map[string]any{}
 	for k, v := range raw {
 		if nested, ok := v.(map[string]any); ok {
@@ -57,51 +50,72 @@ func New(raw map[string]any, policies map[string]Middleware, forbidden http.Hand
 		}
 		flat[strings.ToLower(k)] = v
 	}
+	var rules settings.PolicyRules
 	for key, v := range flat {
-		r, err := t.parse(key, v)
+		r, err := decodeRule(v)
 		if err != nil {
 			return nil, fmt.Errorf("policies: %s: %w", key, err)
 		}
-		t.rules[key] = r
+		if rules == nil {
+			rules = settings.PolicyRules{}
+		}
+		rules[key] = r
 	}
-	return t, nil
+	return rules, nil
 }
 
-func (t *Table) parse(key string, v any) (rule, error) {
+func decodeRule(v any) (settings.PolicyRule, error) {
 	var list []any
 	switch x := v.(type) {
 	case bool:
-		return rule{deny: !x}, nil
+		return settings.PolicyRule{Deny: !x}, nil
 	case string:
 		list = []any{x}
-	case []string:
-		for _, s := range x {
-			list = append(list, s)
-		}
 	case []any:
 		list = x
 	default:
-		return rule{}, fmt.Errorf("want true, false, a policy name or a list of names, not %T", v)
+		return settings.PolicyRule{}, fmt.Errorf("want true, false, a policy name or a list of names, not %T", v)
 	}
-	var r rule
+	var r settings.PolicyRule
 	for _, e := range list {
 		switch x := e.(type) {
 		case bool:
 			if len(list) > 1 {
-				return rule{}, fmt.Errorf("%v must be the only entry of its list", x)
+				return settings.PolicyRule{}, fmt.Errorf("%v must be the only entry of its list", x)
 			}
-			return rule{deny: !x}, nil
+			return settings.PolicyRule{Deny: !x}, nil
 		case string:
-			name := strings.ToLower(x)
-			if _, ok := t.policies[name]; !ok {
-				return rule{}, fmt.Errorf("unknown policy %q (known: %s)", x, strings.Join(t.names(), ", "))
-			}
-			r.names = append(r.names, name)
+			r.Policies = append(r.Policies, x)
 		default:
-			return rule{}, fmt.Errorf("a policy must be a name, true or false, not %T", e)
+			return settings.PolicyRule{}, fmt.Errorf("a policy must be a name, true or false, not %T", e)
 		}
 	}
 	return r, nil
+}
+
+// New checks rules against the named policies and returns the Table.
+// Keys and names match case-insensitively. forbidden answers the requests
+// a Deny rule refuses. New fails on unknown names.
+func New(rules settings.PolicyRules, policies map[string]Middleware, forbidden http.Handler) (*Table, error) {
+	t := &Table{rules: map[string]rule{}, policies: map[string]Middleware{}, forbidden: forbidden}
+	for name, p := range policies {
+		if p == nil {
+			return nil, fmt.Errorf("policy %s is nil", name)
+		}
+		t.policies[strings.ToLower(name)] = p
+	}
+	for key, pr := range rules {
+		r := rule{deny: pr.Deny}
+		for _, n := range pr.Policies {
+			name := strings.ToLower(n)
+			if _, ok := t.policies[name]; !ok {
+				return nil, fmt.Errorf("policies: %s: unknown policy %q (known: %s)", key, n, strings.Join(t.names(), ", "))
+			}
+			r.names = append(r.names, name)
+		}
+		t.rules[strings.ToLower(key)] = r
+	}
+	return t, nil
 }
 
 func (t *Table) names() []string {

@@ -34,7 +34,7 @@ func run(t *testing.T, tb *policy.Table, id string) string {
 }
 
 func TestMostSpecificKeyWins(t *testing.T) {
-	tb, err := policy.New(map[string]any{
+	tb, err := newTable(map[string]any{
 		"*":              "isLoggedIn",
 		"user/*":         []any{"isAdmin"},
 		"User/Find":      true,
@@ -42,7 +42,7 @@ func TestMostSpecificKeyWins(t *testing.T) {
 		"pet/destroy":    false,
 		"PetController":  map[string]any{"Create": []any{false}},
 		"public/*":       true,
-		"report/monthly": []string{"isAdmin"},
+		"report/monthly": []any{"isAdmin"},
 	}, map[string]policy.Middleware{"isLoggedIn": tag("isLoggedIn"), "isAdmin": tag("isAdmin")}, forbidden)
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +71,7 @@ func TestMostSpecificKeyWins(t *testing.T) {
 }
 
 func TestNoPoliciesAllowEverything(t *testing.T) {
-	tb, err := policy.New(nil, nil, forbidden)
+	tb, err := newTable(nil, nil, forbidden)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,8 +91,17 @@ func TestNewRefuses(t *testing.T) {
 		"nested unknown":     {"UserController": map[string]any{"find": "nope"}},
 		"unknown among many": {"*": true, "pet/*": []any{"isLoggedIn", "isOwner"}},
 	} {
-		if _, err := policy.New(raw, known, forbidden); err == nil {
+		if _, err := newTable(raw, known, forbidden); err == nil {
 			t.Errorf("New(%s) succeeded, want an error", name)
 		}
 	}
+}
+
+// newTable is the policies section as written, decoded and checked.
+func newTable(raw map[string]any, policies map[string]policy.Middleware, forbidden http.Handler) (*policy.Table, error) {
+	rules, err := policy.Decode(raw)
+	if err != nil {
+		return nil, err
+	}
+	return policy.New(rules, policies, forbidden)
 }

@@ -19,12 +19,14 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/alexedwards/scs/v2"
 
 	"github.com/skiffhq/skiff/internal/router"
 	"github.com/skiffhq/skiff/internal/socketctx"
+	"github.com/skiffhq/skiff/settings"
 )
 
 // DefaultName is the session cookie's name unless configured (Sails'
@@ -37,37 +39,18 @@ const DefaultLifetime = 24 * time.Hour
 
 // Config configures a Manager.
 type Config struct {
-	// Name is the cookie name; empty means DefaultName.
-	Name string
-	// Secret signs the cookie; it must not be empty.
-	Secret string
-	// Store keeps session data; nil is an error. An scs.CtxStore is used
-	// with the request's context.
-	Store scs.Store
-	// MaxAge, when positive, makes the cookie persistent (Max-Age and
-	// Expires) and is the session's lifetime in the store; otherwise the
-	// cookie ends with the browser session and the store keeps the data for
-	// DefaultLifetime.
-	MaxAge time.Duration
-	// Path (default "/"), Domain, Secure, SameSite and Partitioned are the
-	// cookie attributes; HTTPOnly defaults to true (nil), SameSite (0) to
-	// Lax, and http.SameSiteDefaultMode writes no SameSite attribute.
-	Path, Domain string
-	Secure       bool
-	HTTPOnly     *bool
-	SameSite     http.SameSite
-	Partitioned  bool
-	// Disabled reports the requests that get no session (Sails'
-	// isSessionDisabled); nil means AssetLike.
-	Disabled func(*http.Request) bool
+	// Session is the app's session settings with Secret (required) and
+	// Store (required; an scs.CtxStore is used with the request's context)
+	// resolved. Disabled, Adapter, URL, Prefix and Datastore are the
+	// caller's: they choose the store. IsSessionDisabled nil means
+	// AssetLike; SaveUninitialized nil means true. The store keeps data for
+	// MaxAge when positive, else DefaultLifetime.
+	settings.Session
+	// Partitioned sets the cookie's Partitioned attribute.
+	Partitioned bool
 	// OnError answers a request whose session could not be loaded or saved
 	// (the store failed); nil answers 500 with a plain body.
 	OnError func(w http.ResponseWriter, r *http.Request, err error)
-	// SaveUninitialized answers a request that has no valid session cookie
-	// with a cookie naming a fresh session, as Sails' saveUninitialized:
-	// true; false sends the cookie only once something is stored. Either
-	// way the store holds a session only once something is put in it.
-	SaveUninitialized bool
 }
 
 // AssetLike is Sails' default isSessionDisabled: requests whose last path
@@ -128,8 +111,8 @@ func New(cfg Config) (*Manager, error) {
 	sm.Cookie.Persist = cfg.MaxAge > 0
 	sm.Codec = uninitCodec{Codec: sm.Codec, lifetime: sm.Lifetime}
 	m := &Manager{
-		sm: sm, name: sm.Cookie.Name, disabled: cfg.Disabled, onError: cfg.OnError,
-		saveUninitialized: cfg.SaveUninitialized, signer: newSigner(cfg.Secret),
+		sm: sm, name: sm.Cookie.Name, disabled: cfg.IsSessionDisabled, onError: cfg.OnError,
+		saveUninitialized: cfg.SaveUninitialized == nil || *cfg.SaveUninitialized, signer: newSigner(cfg.Secret),
 	}
 	c := sm.Cookie
 	attrs := (&http.Cookie{
@@ -159,8 +142,55 @@ type ctxKey struct{}
 type Session struct {
 	sm *scs.SessionManager
 	// ctx is the request context scs loaded the session data into; the data
-	// is shared by every context derived from it.
+	// is shared by every context derived from it. For a request without a
+	// session cookie it is loaded on first use (see data): most such
+	// requests (API clients, first page loads) never touch their session,
+	// and loading an empty one was a fifth of a primary-key read's time.
 	ctx context.Context
+	// lazy, when set, is what data loads into ctx on first use: the
+	// context and token of a session no cookie names.
+	lazy *lazyLoad
+	mu   sync.Mutex
+}
+
+// lazyLoad is what a Session without a cookie loads on first use.
+type lazyLoad struct {
+	base  context.Context
+	token string
+	state loadState
+}
+
+// data returns the context holding the session's data, loading it first
+// when the session is lazy. Loading a session no cookie names never
+// reaches the store (loadFresh, or scs' new session for an empty token),
+// so it does not fail; were it to, the session would be an empty one
+// under a new token.
+func (s *Session) data() context.Context {
+	if s.lazy == nil {
+		return s.ctx
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ctx == nil {
+		l := s.lazy
+		ctx, err := s.sm.Load(context.WithValue(l.base, loadKey{}, &l.state), l.token)
+		if err != nil {
+			ctx, _ = s.sm.Load(l.base, "")
+		}
+		s.ctx = ctx
+	}
+	return s.ctx
+}
+
+// loaded reports whether the session's data is in memory: a cookie named
+// the session, or something used it.
+func (s *Session) loaded() bool {
+	if s.lazy == nil {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ctx != nil
 }
 
 // FromContext returns the session of the request whose context is ctx, or
@@ -171,33 +201,33 @@ func FromContext(ctx context.Context) *Session {
 }
 
 // Get returns the value stored under key, or nil.
-func (s *Session) Get(key string) any { return s.sm.Get(s.ctx, key) }
+func (s *Session) Get(key string) any { return s.sm.Get(s.data(), key) }
 
 // GetString returns the string stored under key, or "".
-func (s *Session) GetString(key string) string { return s.sm.GetString(s.ctx, key) }
+func (s *Session) GetString(key string) string { return s.sm.GetString(s.data(), key) }
 
 // Exists reports whether a value is stored under key.
-func (s *Session) Exists(key string) bool { return s.sm.Exists(s.ctx, key) }
+func (s *Session) Exists(key string) bool { return s.sm.Exists(s.data(), key) }
 
 // Keys returns the keys in use, sorted.
-func (s *Session) Keys() []string { return s.sm.Keys(s.ctx) }
+func (s *Session) Keys() []string { return s.sm.Keys(s.data()) }
 
 // Put stores val under key; the session is saved when the response starts.
-func (s *Session) Put(key string, val any) { s.sm.Put(s.ctx, key, val) }
+func (s *Session) Put(key string, val any) { s.sm.Put(s.data(), key, val) }
 
 // Remove deletes key.
-func (s *Session) Remove(key string) { s.sm.Remove(s.ctx, key) }
+func (s *Session) Remove(key string) { s.sm.Remove(s.data(), key) }
 
 // Clear deletes every key, keeping the session token.
-func (s *Session) Clear() error { return s.sm.Clear(s.ctx) }
+func (s *Session) Clear() error { return s.sm.Clear(s.data()) }
 
 // Destroy deletes the session from its store and expires the cookie; a
 // later Put in the same request starts a new session.
-func (s *Session) Destroy() error { return s.sm.Destroy(s.ctx) }
+func (s *Session) Destroy() error { return s.sm.Destroy(s.data()) }
 
 // RenewToken moves the session to a new token, keeping its data. Call it
 // when privileges change (log in, log out) against session fixation.
-func (s *Session) RenewToken() error { return s.sm.RenewToken(s.ctx) }
+func (s *Session) RenewToken() error { return s.sm.RenewToken(s.data()) }
 
 // Handler loads the session named by the request's signed cookie (a new,
 // empty one when there is none or its signature is wrong), makes it
@@ -222,30 +252,39 @@ func (m *Manager) Handler(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		ctx, token, fresh := r.Context(), m.token(r), false
-		st := &loadState{}
-		if m.saveUninitialized {
-			// A session that was never stored keeps the token its cookie
-			// names (see adoptingStore).
-			st.mode = loadAdopt
-			if token == "" {
-				token, fresh, st.mode = newToken(), true, loadFresh
+		ctx, token := r.Context(), m.token(r)
+		var sess *Session
+		fresh := false
+		if token == "" {
+			// No cookie names a session: there is nothing to read from the
+			// store, and the empty session is loaded only if used.
+			l := &lazyLoad{base: ctx}
+			if m.saveUninitialized {
+				l.token, l.state.mode, fresh = newToken(), loadFresh, true
 			}
+			sess = &Session{sm: m.sm, lazy: l}
+		} else {
+			st := &loadState{}
+			if m.saveUninitialized {
+				// A session that was never stored keeps the token its
+				// cookie names (see adoptingStore).
+				st.mode = loadAdopt
+			}
+			loaded, err := m.sm.Load(context.WithValue(ctx, loadKey{}, st), token)
+			if err == nil && st.retired && m.saveUninitialized {
+				// The cookie names a session that ended: start afresh.
+				st.mode, st.retired, fresh, token = loadFresh, false, true, newToken()
+				loaded, err = m.sm.Load(context.WithValue(ctx, loadKey{}, st), token)
+			}
+			if err != nil {
+				m.onError(w, r, fmt.Errorf("load session: %w", err))
+				return
+			}
+			sess = &Session{sm: m.sm, ctx: loaded}
+			ctx = loaded
 		}
-		loaded, err := m.sm.Load(context.WithValue(ctx, loadKey{}, st), token)
-		if err == nil && st.retired && m.saveUninitialized {
-			// The cookie names a session that ended: start afresh.
-			st.mode, st.retired, fresh, token = loadFresh, false, true, newToken()
-			loaded, err = m.sm.Load(context.WithValue(ctx, loadKey{}, st), token)
-		}
-		if err != nil {
-			m.onError(w, r, fmt.Errorf("load session: %w", err))
-			return
-		}
-		ctx = loaded
-		ctx = context.WithValue(ctx, ctxKey{}, &Session{sm: m.sm, ctx: ctx})
-		r = r.WithContext(ctx)
-		sw := &writer{ResponseWriter: w, m: m, r: r, fresh: fresh}
+		r = r.WithContext(context.WithValue(ctx, ctxKey{}, sess))
+		sw := &writer{ResponseWriter: w, m: m, r: r, s: sess, fresh: fresh}
 		next.ServeHTTP(sw, r)
 		sw.save()
 	})
@@ -271,6 +310,7 @@ type writer struct {
 	http.ResponseWriter
 	m      *Manager
 	r      *http.Request
+	s      *Session
 	saved  bool
 	failed bool // saving failed and an error response was written instead
 	fresh  bool // the session is new, and its cookie is due even unmodified
@@ -281,7 +321,14 @@ func (sw *writer) save() {
 		return
 	}
 	sw.saved = true
-	ctx := sw.r.Context()
+	if !sw.s.loaded() {
+		// Never used: unmodified, under the token made for it.
+		if sw.fresh {
+			sw.setCookie(sw.m.signer.sign(sw.s.lazy.token), time.Now().Add(sw.m.sm.Lifetime), false)
+		}
+		return
+	}
+	ctx := sw.s.data()
 	switch sw.m.sm.Status(ctx) {
 	case scs.Modified:
 		token, expiry, err := sw.m.sm.Commit(ctx)

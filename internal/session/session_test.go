@@ -22,6 +22,7 @@ import (
 	"github.com/skiffhq/skiff/internal/session/redisstore"
 	"github.com/skiffhq/skiff/internal/socketctx"
 	"github.com/skiffhq/skiff/internal/testenv"
+	"github.com/skiffhq/skiff/settings"
 )
 
 func TestSignMatchesCookieSignature(t *testing.T) {
@@ -118,7 +119,7 @@ func randomHex(n int) string {
 // id from ?id=, /me answers it, /logout destroys the session.
 func app(t *testing.T, store scs.Store) http.Handler {
 	t.Helper()
-	m, err := session.New(session.Config{Secret: "s3cret", Store: store})
+	m, err := session.New(session.Config{Session: settings.Session{Secret: "s3cret", Store: store, SaveUninitialized: new(false)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +218,7 @@ func TestSessionLifecycle(t *testing.T) {
 }
 
 func TestMaxAgeMakesThePersistentCookie(t *testing.T) {
-	m, err := session.New(session.Config{Secret: "x", Store: session.NewMemoryStore(), MaxAge: 3600e9, Secure: true, SameSite: http.SameSiteLaxMode, Name: "app.sid"})
+	m, err := session.New(session.Config{Session: settings.Session{Secret: "x", Store: session.NewMemoryStore(), MaxAge: 3600e9, Secure: true, SameSite: http.SameSiteLaxMode, Name: "app.sid", SaveUninitialized: new(false)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +240,7 @@ func TestMaxAgeMakesThePersistentCookie(t *testing.T) {
 }
 
 func TestNewRefusesMissingSecret(t *testing.T) {
-	if _, err := session.New(session.Config{Store: session.NewMemoryStore()}); err == nil {
+	if _, err := session.New(session.Config{Session: settings.Session{Store: session.NewMemoryStore(), SaveUninitialized: new(false)}}); err == nil {
 		t.Error("New without a secret succeeded")
 	}
 }
@@ -269,7 +270,7 @@ func (c *countingStore) Delete(token string) error {
 // without renewing the token, as a login over a socket must.
 func uninitApp(t *testing.T, store scs.Store, maxAge time.Duration) http.Handler {
 	t.Helper()
-	m, err := session.New(session.Config{Secret: "s3cret", Store: store, SaveUninitialized: true, MaxAge: maxAge})
+	m, err := session.New(session.Config{Session: settings.Session{Secret: "s3cret", Store: store, SaveUninitialized: new(true), MaxAge: maxAge}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,7 +404,7 @@ func TestSaveUninitializedOffSetsNoCookie(t *testing.T) {
 }
 
 func TestSocketCookie(t *testing.T) {
-	m, err := session.New(session.Config{Secret: "s3cret", Store: session.NewMemoryStore(), SaveUninitialized: true})
+	m, err := session.New(session.Config{Session: settings.Session{Secret: "s3cret", Store: session.NewMemoryStore(), SaveUninitialized: new(true)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -448,7 +449,7 @@ func TestSocketCookie(t *testing.T) {
 		t.Errorf("SocketCookie with a nosession header = %q, want none", got)
 	}
 
-	off, err := session.New(session.Config{Secret: "s3cret", Store: session.NewMemoryStore()})
+	off, err := session.New(session.Config{Session: settings.Session{Secret: "s3cret", Store: session.NewMemoryStore(), SaveUninitialized: new(false)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -463,7 +464,7 @@ func TestSocketCookie(t *testing.T) {
 func BenchmarkCookielessRequest(b *testing.B) {
 	for _, save := range []bool{false, true} {
 		b.Run(fmt.Sprintf("saveUninitialized=%t", save), func(b *testing.B) {
-			m, err := session.New(session.Config{Secret: "s3cret", Store: session.NewMemoryStore(), SaveUninitialized: save})
+			m, err := session.New(session.Config{Session: settings.Session{Secret: "s3cret", Store: session.NewMemoryStore(), SaveUninitialized: new(save)}})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -518,7 +519,7 @@ func TestSameSiteDefaultsToLax(t *testing.T) {
 		mode http.SameSite
 		want string
 	}{{0, "SameSite=Lax"}, {http.SameSiteDefaultMode, ""}, {http.SameSiteStrictMode, "SameSite=Strict"}} {
-		m, err := session.New(session.Config{Secret: "x", Store: session.NewMemoryStore(), SameSite: tc.mode})
+		m, err := session.New(session.Config{Session: settings.Session{Secret: "x", Store: session.NewMemoryStore(), SameSite: tc.mode, SaveUninitialized: new(false)}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"runtime"
 
 	"github.com/coder/websocket"
 )
@@ -19,6 +20,10 @@ const maxSpare = 16
 // CloseNow (queue overflow, heartbeat timeout, Server.Close deadline),
 // which unblocks them.
 func (s *Socket) writeLoop() {
+	// Let the goroutines ready to run go first: under load, the fan-out
+	// that started this writer queues more for this socket meanwhile, and
+	// it all goes out in one write. On an idle machine this returns at once.
+	runtime.Gosched()
 	var spare []*Packet
 	for {
 		s.mu.Lock()

@@ -61,7 +61,7 @@ func ReplaceCollectionArgs(d *Dialect, r *datastore.Replacement) ([]any, error) 
 
 // ReplaceCollection compiles the one statement that makes r.Want exactly
 // the members of the collection r describes (see datastore.Replacement;
-// its Locks are the adapter's): it locks, without waiting, the wanted
+// the parent's lock is the adapter's): it locks, without waiting, the wanted
 // children and the current members, then makes the change with
 // data-modifying WITH queries guarded by one validity test, so that an
 // invalid change writes nothing: the parent exists, every wanted child

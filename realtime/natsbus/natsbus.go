@@ -14,11 +14,11 @@ import (
 	"github.com/skiffhq/skiff/realtime"
 )
 
-// DefaultPrefix names the subject when Options.Prefix is empty.
+// DefaultPrefix names the subject when Config.Prefix is empty.
 const DefaultPrefix = "skiff"
 
-// Options configure a Bus.
-type Options struct {
+// Config configures a Bus.
+type Config struct {
 	// URL is the server, nats://[user:password@]host:port (several may be
 	// given, separated by commas).
 	URL string
@@ -37,15 +37,15 @@ type Bus struct {
 
 // New connects to the server opts names, in the background when it is
 // not reachable yet. It fails on a malformed URL or prefix.
-func New(opts Options) (*Bus, error) {
-	prefix := opts.Prefix
+func New(cfg Config) (*Bus, error) {
+	prefix := cfg.Prefix
 	if prefix == "" {
 		prefix = DefaultPrefix
 	}
 	if strings.ContainsAny(prefix, " \t\r\n*>") || strings.HasPrefix(prefix, ".") || strings.HasSuffix(prefix, ".") {
 		return nil, fmt.Errorf("nats bus: prefix %q is not a subject (no spaces, no * or >, no leading or trailing dot)", prefix)
 	}
-	nc, err := nats.Connect(opts.URL,
+	nc, err := nats.Connect(cfg.URL,
 		nats.Name("skiff"),
 		nats.RetryOnFailedConnect(true),
 		nats.MaxReconnects(-1),

@@ -17,13 +17,13 @@ func TestPublishReceive(t *testing.T) {
 	url := testenv.NATS(t)
 	prefix := testenv.Prefix()
 	bustest.TestBus(t, prefix, func(t *testing.T, prefix string) realtime.Bus {
-		b, err := natsbus.New(natsbus.Options{URL: url, Prefix: prefix})
+		b, err := natsbus.New(natsbus.Config{URL: url, Prefix: prefix})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return b
 	})
-	b, err := natsbus.New(natsbus.Options{URL: url, Prefix: prefix})
+	b, err := natsbus.New(natsbus.Config{URL: url, Prefix: prefix})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func TestPublishReceive(t *testing.T) {
 	if b.Subject() != prefix+".bus" {
 		t.Errorf("Subject() = %q", b.Subject())
 	}
-	if _, err := natsbus.New(natsbus.Options{URL: url, Prefix: "a b"}); err == nil || !strings.Contains(err.Error(), "prefix") {
+	if _, err := natsbus.New(natsbus.Config{URL: url, Prefix: "a b"}); err == nil || !strings.Contains(err.Error(), "prefix") {
 		t.Errorf("New with a prefix holding a space: %v", err)
 	}
 }

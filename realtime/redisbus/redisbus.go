@@ -15,7 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// DefaultPrefix names the channel when Options.Prefix is empty.
+// DefaultPrefix names the channel when Config.Prefix is empty.
 const DefaultPrefix = "skiff"
 
 // pingEvery is how long a quiet subscription waits before it checks that
@@ -23,8 +23,8 @@ const DefaultPrefix = "skiff"
 // be noticed only by the kernel, minutes later).
 const pingEvery = 15 * time.Second
 
-// Options configure a Bus.
-type Options struct {
+// Config configures a Bus.
+type Config struct {
 	// URL is the server: redis://[[user]:password@]host:port[/db], or
 	// rediss:// for TLS.
 	URL string
@@ -43,8 +43,8 @@ type Bus struct {
 
 // New returns a Bus for the server and channel opts name. It fails only on
 // a malformed URL.
-func New(opts Options) (*Bus, error) {
-	ro, err := redis.ParseURL(opts.URL)
+func New(cfg Config) (*Bus, error) {
+	ro, err := redis.ParseURL(cfg.URL)
 	if err != nil {
 		return nil, fmt.Errorf("redis bus: url: %w", err)
 	}
@@ -55,7 +55,7 @@ func New(opts Options) (*Bus, error) {
 	// fails once, then a fresh one is dialled.
 	ro.MaxRetries = 1
 	ro.DialerRetries = 1
-	prefix := opts.Prefix
+	prefix := cfg.Prefix
 	if prefix == "" {
 		prefix = DefaultPrefix
 	}

@@ -17,13 +17,13 @@ func TestPublishReceive(t *testing.T) {
 	addr := testenv.Redis(t)
 	prefix := testenv.Prefix()
 	bustest.TestBus(t, prefix, func(t *testing.T, prefix string) realtime.Bus {
-		b, err := redisbus.New(redisbus.Options{URL: "redis://" + addr, Prefix: prefix})
+		b, err := redisbus.New(redisbus.Config{URL: "redis://" + addr, Prefix: prefix})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return b
 	})
-	b, err := redisbus.New(redisbus.Options{URL: "redis://" + addr, Prefix: prefix})
+	b, err := redisbus.New(redisbus.Config{URL: "redis://" + addr, Prefix: prefix})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func TestPublishReceive(t *testing.T) {
 	if b.Channel() != prefix+"#bus" {
 		t.Errorf("Channel() = %q", b.Channel())
 	}
-	if _, err := redisbus.New(redisbus.Options{URL: "http://x"}); err == nil || !strings.Contains(err.Error(), "url") {
+	if _, err := redisbus.New(redisbus.Config{URL: "http://x"}); err == nil || !strings.Contains(err.Error(), "url") {
 		t.Errorf("New with an http URL: %v", err)
 	}
 }

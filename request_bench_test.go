@@ -1,0 +1,113 @@
+package skiff_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skiffhq/skiff"
+	"github.com/skiffhq/skiff/app"
+)
+
+// BenchmarkRequest measures one request of each kind bench/compare.sh and
+// bench/floor.sh load, through the handler of the example app on SQLite,
+// with the request log line at info written by slog's text handler (as
+// `skiff serve` writes it, to io.Discard here) and no cookie, as wrk sends
+// them. Its allocations are exact and its instruction count repeatable
+// (bench/instructions.sh runs it under callgrind), so it shows what a change
+// to the request path costs on a busy machine. It uses only the public API,
+// so that the same file runs against an older revision (bench/instructions.sh
+// puts skiff.LoadApp for app.Load in revisions before the app package).
+// REQUEST_BENCH_ENVIRON (space-separated SKIFF_* settings) changes the
+// app's settings, and REQUEST_BENCH_LOG=off discards the log line, to see
+// what a feature costs.
+//
+//	go test -run '^$' -bench Request -benchmem .
+//	REQUEST_BENCH_ENVIRON=SKIFF_HTTP__ETAG=false go test -run '^$' -bench Request -benchmem .
+func BenchmarkRequest(b *testing.B) {
+	h := requestBenchApp(b)
+	for _, rq := range []struct{ name, method, path string }{
+		{"product-42", http.MethodGet, "/product/42"},
+		{"product-list", http.MethodGet, "/product?limit=30"},
+		{"pet-42", http.MethodGet, "/pet/42"},
+		{"pet-list", http.MethodGet, "/pet?limit=30"},
+		{"pet-create", http.MethodPost, "/pet"},
+		{"product-create", http.MethodPost, "/product"},
+	} {
+		b.Run(rq.name, func(b *testing.B) {
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				n++
+				body := ""
+				switch rq.path {
+				case "/pet":
+					body = fmt.Sprintf(`{"name":"Bench %d","owner":%d}`, n, n%100+1)
+				case "/product":
+					body = fmt.Sprintf(`{"name":"Bench %d","sku":"bench-%s-%d","price":9.5,"stock":3}`, n, b.Name(), n)
+				}
+				requestBenchServe(b, h, rq.method, rq.path, body)
+			}
+		})
+	}
+}
+
+// requestBenchApp serves a copy of examples/petshop on a temporary SQLite
+// file with 100 products, 100 users and 1,000 pets (10 per user) and 100
+// tags of 10 pets each, logging as `skiff serve` does by default.
+func requestBenchApp(b *testing.B) http.Handler {
+	b.Helper()
+	dir := b.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("examples/petshop")); err != nil {
+		b.Fatal(err)
+	}
+	os.RemoveAll(filepath.Join(dir, ".tmp"))
+	ctx := context.Background()
+	opts, err := app.Load(ctx, dir, "development", strings.Fields(os.Getenv("REQUEST_BENCH_ENVIRON")))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if os.Getenv("REQUEST_BENCH_LOG") != "off" {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	}
+	a, err := skiff.New(ctx, *opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { a.Close() })
+	h := a.Handler()
+	for i := 1; i <= 100; i++ {
+		requestBenchServe(b, h, http.MethodPost, "/product", fmt.Sprintf(`{"name":"Product %d","sku":"seed-%d","price":%d,"stock":%d}`, i, i, i, i))
+		requestBenchServe(b, h, http.MethodPost, "/user", fmt.Sprintf(`{"name":"User %d","email":"user%d@example.com"}`, i, i))
+	}
+	for p := 1; p <= 1000; p++ {
+		requestBenchServe(b, h, http.MethodPost, "/pet", fmt.Sprintf(`{"name":"Pet %d","owner":%d}`, p, (p+9)/10))
+	}
+	for t := 1; t <= 100; t++ {
+		ids := make([]string, 0, 10)
+		for p := (t-1)*10 + 1; p <= t*10; p++ {
+			ids = append(ids, fmt.Sprint(p))
+		}
+		requestBenchServe(b, h, http.MethodPost, "/tag", fmt.Sprintf(`{"label":"tag %d","pets":[%s]}`, t, strings.Join(ids, ",")))
+	}
+	return h
+}
+
+func requestBenchServe(b testing.TB, h http.Handler, method, path, body string) {
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	if w.Code != http.StatusOK {
+		b.Fatalf("%s %s: %d %s", method, path, w.Code, w.Body)
+	}
+}
