@@ -16,9 +16,10 @@ import (
 // (sql.Conn.Raw) rather than through sql.Rows: database/sql copies every
 // string value out of the driver's buffer before the adapter converts it
 // (a second copy), boxes it twice, and starts a goroutine per query to
-// watch the context, which the driver watches already. Reading a page of
-// populated records (330 rows) that way costs a fifth fewer allocations
-// and less time per row. database/sql stays the fallback: for a statement
+// watch the context, which the driver watches already. Reading what a page
+// of 30 records with 10 children each populates (300 rows of 7 columns)
+// takes a fifth fewer allocations that way, and a third less CPU time
+// (BenchmarkFindPopulate). database/sql stays the fallback: for a statement
 // the driver will not send by itself (driver.ErrSkip) and, on the pool,
 // for a third try after stale connections (driver.ErrBadConn), which it
 // makes on a new connection.
