@@ -18,6 +18,11 @@
 #   STORE=postgres BASE_PORT=18601 HEAD_PORT=18602 bench/ab.sh
 #   STORE=mysql PATHS=PUT:/tag/1/pets ROUNDS=8 bench/ab.sh
 #
+# With DB_PID=<pid of the database server> (one nothing else uses: a private mariadbd or
+# postgres, docs/performance.md) the table also gives the database's CPU time per request.
+#
+#   DB_PID=$(cat /tmp/my/pid) SKIFF_BENCH_MYSQL_URL=mysql://root@127.0.0.1:18799 STORE=mysql bench/ab.sh
+#
 # PostgreSQL uses $SKIFF_BENCH_POSTGRES_URL (schemas skiff_bench_ab_base and _head), MySQL the
 # server of $SKIFF_BENCH_MYSQL_URL (databases of those names). Needs wrk, curl (and psql or mysql).
 set -euo pipefail
@@ -63,8 +68,9 @@ median() {
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 
-echo "| endpoint | conns | base $(git rev-parse --short "$BASE") req/s | head req/s | head/base | median of round ratios | base CPU µs/req | head CPU µs/req | head/base CPU |"
-echo "|---|---|---|---|---|---|---|---|---|"
+export BENCH_DB_PID=${DB_PID:-}
+echo "| endpoint | conns | base $(git rev-parse --short "$BASE") req/s | head req/s | head/base | median of round ratios | base CPU µs/req | head CPU µs/req | head/base CPU | database CPU µs/req, base / head |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for path in $PATHS; do
   method=GET script=
   if [[ $path == POST:* ]]; then
@@ -73,15 +79,16 @@ for path in $PATHS; do
     method=PUT path=${path#PUT:} script=bench/replace.lua
   fi
   for conns in $CONNS; do
-    declare -A runs=([base]="" [head]="") cpus=([base]="" [head]="") last=()
+    declare -A runs=([base]="" [head]="") cpus=([base]="" [head]="") dbs=([base]="" [head]="") last=()
     ratios=""
     for round in $(seq 1 "$ROUNDS"); do
       order="base head"
       if [ $((round % 2)) = 0 ]; then order="head base"; fi
       for side in $order; do
-        read -r rps _ cpu < <(bench_wrk_cpu "${pid[$side]}" "$conns" "$DURATION" "http://127.0.0.1:${port[$side]}$path" $script)
+        read -r rps _ cpu db < <(bench_wrk_cpu "${pid[$side]}" "$conns" "$DURATION" "http://127.0.0.1:${port[$side]}$path" $script)
         runs[$side]+="$rps "
         cpus[$side]+="$cpu "
+        dbs[$side]+="$db "
         last[$side]=$rps
       done
       ratios+="$(ratio "${last[head]}" "${last[base]}") "
@@ -90,7 +97,9 @@ for path in $PATHS; do
     h=$(median ${runs[head]})
     bc=$(median ${cpus[base]})
     hc=$(median ${cpus[head]})
-    printf '| %s %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$method" "$path" "$conns" "$b" "$h" \
-      "$(ratio "$h" "$b")" "$(median $ratios)" "$bc" "$hc" "$(ratio "$hc" "$bc")"
+    db="-"
+    if [ -n "$BENCH_DB_PID" ]; then db="$(median ${dbs[base]}) / $(median ${dbs[head]})"; fi
+    printf '| %s %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$method" "$path" "$conns" "$b" "$h" \
+      "$(ratio "$h" "$b")" "$(median $ratios)" "$bc" "$hc" "$(ratio "$hc" "$bc")" "$db"
   done
 done
