@@ -50,6 +50,15 @@ type Dialect struct {
 	// as a subquery per row of a full scan, and a locking read then locks,
 	// or waits for, every row it scans.
 	UnionJoin bool
+	// RealIntegers reads Integer columns of the default type as REAL
+	// (CAST(c AS REAL)) in the rows a statement returns, so that the driver
+	// hands over the float64 the contract wants: database/sql boxes each
+	// driver value, and converting the boxed int64 afterwards allocated a
+	// second box per number. The engine's conversion is C's (double), the
+	// same rounding as Go's float64(int64). Only the default type: a
+	// column of an explicit type may hold text that is not a number, which
+	// CAST would turn into 0.
+	RealIntegers bool
 	// Types maps a column kind to its default column type.
 	Types map[datastore.Kind]string
 	// AutoIncrementPK is the full column definition suffix (after the name)
@@ -136,6 +145,7 @@ func SQLite() *Dialect {
 		Glob:            true,
 		LikeEscape:      `'\'`,
 		OffsetOnlyLimit: "-1",
+		RealIntegers:    true,
 		Types: map[datastore.Kind]string{
 			datastore.String:  "TEXT",
 			datastore.Number:  "REAL",
