@@ -6,7 +6,6 @@
 package sqlgen
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/skiffhq/skiff/datastore"
@@ -91,6 +90,8 @@ type Dialect struct {
 	// JSON selects how a key inside a JSON column is read (criteria.Cmp
 	// and criteria.Sort with a Key) and how a Merge column is updated.
 	JSON JSONStyle
+	// texts keeps the SQL texts compiled so far (nil: none are kept).
+	texts *textCache
 }
 
 // JSONStyle is an engine's way of reaching into JSON columns.
@@ -116,6 +117,7 @@ const (
 // string columns a bounded VARCHAR instead (see datastore/mysql).
 func MySQL() *Dialect {
 	return &Dialect{
+		texts:           newTextCache(),
 		Name:            "mysql",
 		Quote:           '`',
 		LikeEscape:      `'\\'`,
@@ -139,6 +141,7 @@ func MySQL() *Dialect {
 // COLUMN, window functions).
 func SQLite() *Dialect {
 	return &Dialect{
+		texts:           newTextCache(),
 		Name:            "sqlite",
 		Quote:           '"',
 		Returning:       true,
@@ -161,6 +164,7 @@ func SQLite() *Dialect {
 // Postgres returns the dialect of PostgreSQL 12 or later.
 func Postgres() *Dialect {
 	return &Dialect{
+		texts:       newTextCache(),
 		Name:        "postgres",
 		Numbered:    true,
 		Quote:       '"',
@@ -190,6 +194,21 @@ func (d *Dialect) Ident(name string) string {
 	return sb.String()
 }
 
+// appendIdent is writeIdent appending to dst.
+func (d *Dialect) appendIdent(dst []byte, name string) []byte {
+	q := d.Quote
+	dst = append(dst, q)
+	for {
+		i := strings.IndexByte(name, q)
+		if i < 0 {
+			break
+		}
+		dst = append(append(dst, name[:i+1]...), q)
+		name = name[i+1:]
+	}
+	return append(append(dst, name...), q)
+}
+
 func (d *Dialect) writeIdent(sb *strings.Builder, name string) {
 	q := d.Quote
 	sb.WriteByte(q)
@@ -205,11 +224,4 @@ func (d *Dialect) writeIdent(sb *strings.Builder, name string) {
 	}
 	sb.WriteString(name)
 	sb.WriteByte(q)
-}
-
-func (d *Dialect) placeholder(n int) string {
-	if d.Numbered {
-		return "$" + strconv.Itoa(n)
-	}
-	return "?"
 }

@@ -29,7 +29,8 @@ func newBuilder(d *Dialect, t *datastore.Table) (*builder, error) {
 	if t == nil {
 		return nil, errors.New("sqlgen: query without table")
 	}
-	return &builder{d: d, t: t}, nil
+	p := d.texts.buffer()
+	return &builder{d: d, t: t, buf: *p, pooled: p}, nil
 }
 
 // Select compiles q into a SELECT returning q.Select (or every column of
@@ -283,7 +284,19 @@ func Delete(d *Dialect, q *datastore.Query) (Stmt, error) {
 }
 
 func (b *builder) stmt(cols []*datastore.Column) Stmt {
-	return Stmt{SQL: b.sb.String(), Args: b.args, Columns: cols}
+	return Stmt{SQL: b.text(), Args: b.args, Columns: cols}
+}
+
+// text returns the SQL written, as the dialect's cached copy of that text
+// when it has one, and gives the buffer back.
+func (b *builder) text() string {
+	s := b.d.texts.intern(b.buf)
+	if b.pooled != nil {
+		*b.pooled = b.buf
+		b.d.texts.release(b.pooled)
+		b.buf, b.pooled = nil, nil
+	}
+	return s
 }
 
 func (b *builder) returning(want bool) Stmt {
