@@ -108,7 +108,7 @@ for store in $STORES; do
       declare -A rps=() p99=() cpu=()
       for _ in $(seq 1 "$ROUNDS"); do
         for side in skiff floor; do
-          read -r r p c < <(bench_wrk_cpu "${pid[$side]}" "$conns" "$DURATION" "http://127.0.0.1:${port[$side]}$path" $script)
+          read -r r p c _ < <(bench_wrk_cpu "${pid[$side]}" "$conns" "$DURATION" "http://127.0.0.1:${port[$side]}$path" $script)
           rps[$side]+="$r " p99[$side]+="$(ms "$p") " cpu[$side]+="$c "
         done
       done

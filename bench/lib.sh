@@ -80,23 +80,29 @@ bench_cpu_ticks() {
 }
 
 # bench_wrk_cpu PID CONNS DURATION URL [SCRIPT]: like bench_wrk, and also the CPU time the
-# server PID spent per request (µs, user plus system, from /proc): "req/s p99 cpu-µs". CPU per
-# request moves far less with the machine's load than req/s does.
+# server PID spent per request (µs, user plus system, from /proc): "req/s p99 cpu-µs db-cpu-µs".
+# CPU per request moves far less with the machine's load than req/s does. db-cpu-µs is the same
+# for the process BENCH_DB_PID (a database server nothing else uses), or "-" when it is unset.
 bench_wrk_cpu() {
-  local pid=$1 conns=$2 duration=$3 url=$4 script=${5:-} out t0 t1 hz
+  local pid=$1 conns=$2 duration=$3 url=$4 script=${5:-} out t0 t1 d0=0 d1=0 hz db=-
   hz=$(getconf CLK_TCK)
   t0=$(bench_cpu_ticks "$pid")
+  if [ -n "${BENCH_DB_PID:-}" ]; then d0=$(bench_cpu_ticks "$BENCH_DB_PID"); fi
   if [ -n "$script" ]; then
     out=$(wrk -t"$conns" -c"$conns" -d"$duration" --latency -s "$script" "$url" -- "n$conns$RANDOM$RANDOM")
   else
     out=$(wrk -t"$conns" -c"$conns" -d"$duration" --latency "$url")
   fi
   t1=$(bench_cpu_ticks "$pid")
+  if [ -n "${BENCH_DB_PID:-}" ]; then
+    d1=$(bench_cpu_ticks "$BENCH_DB_PID")
+    db=$(awk -v t="$((d1 - d0))" -v hz="$hz" '/requests in/ { printf "%.1f", t / hz * 1e6 / $1 }' <<<"$out")
+  fi
   if grep -qE "Non-2xx|Socket errors" <<<"$out"; then
     printf 'bench: %s had errors:\n%s\n' "$url" "$out" >&2
   fi
-  printf '%s %s %s\n' "$(awk '/Requests\/sec/ {print $2}' <<<"$out")" "$(awk '$1=="99%" {print $2}' <<<"$out")" \
-    "$(awk -v t="$((t1 - t0))" -v hz="$hz" '/requests in/ { printf "%.1f", t / hz * 1e6 / $1 }' <<<"$out")"
+  printf '%s %s %s %s\n' "$(awk '/Requests\/sec/ {print $2}' <<<"$out")" "$(awk '$1=="99%" {print $2}' <<<"$out")" \
+    "$(awk -v t="$((t1 - t0))" -v hz="$hz" '/requests in/ { printf "%.1f", t / hz * 1e6 / $1 }' <<<"$out")" "$db"
 }
 
 # bench_mysql_fresh SERVER DB: drops and creates database DB on the MySQL server SERVER

@@ -18,7 +18,9 @@
 // Parameters are interpolated by the driver (interpolateParams) so that a
 // statement costs one round trip, not a prepare, an execute and a close;
 // several statements may travel together (multiStatements), which
-// population, locking and deferred writes use to save round trips.
+// population, locking, creates and deferred writes use to save round
+// trips. On MariaDB a create is one INSERT ... RETURNING; MySQL has no
+// RETURNING, and reads the row back in the same round trip.
 package mysql
 
 import (
@@ -47,7 +49,10 @@ type DB struct {
 	// collation is the collation of the tables Define creates.
 	collation string
 	mariaDB   bool
-	closed    atomic.Bool
+	// inserts is the dialect of INSERTs that return their row (MariaDB's
+	// INSERT ... RETURNING), or nil where there is none (MySQL).
+	inserts *sqlgen.Dialect
+	closed  atomic.Bool
 	// indexes holds, by table name, the names of the indexes Define made
 	// or found (map[string]bool), which writes may name in a hint.
 	indexes sync.Map
@@ -115,6 +120,11 @@ func Open(ctx context.Context, cfg datastore.Config) (*DB, error) {
 	}
 	if db.mariaDB && !versionAtLeast(version, 10, 5, 0) {
 		return nil, fmt.Errorf("open mysql %s: server version %s is not supported (MariaDB 10.5 or later)", where, version)
+	}
+	if db.mariaDB {
+		inserts := *db.d
+		inserts.Returning = true
+		db.inserts = &inserts
 	}
 	mc.Params[isolation] = "'READ-COMMITTED'"
 	connector, err := mysql.NewConnector(mc)

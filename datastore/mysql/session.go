@@ -163,22 +163,24 @@ func (s *session) queryRow(ctx context.Context, query string, args []any, dest .
 	return rows.Close()
 }
 
-// insertSQL is sqlgen.Insert in MySQL's words for a row of defaults.
+// insertSQL is sqlgen.Insert, in dialect d, in MySQL's words for a row of
+// defaults.
 func insertSQL(d *sqlgen.Dialect, t *datastore.Table, rec datastore.Record) (sqlgen.Stmt, error) {
 	st, err := sqlgen.Insert(d, t, rec)
 	if err != nil {
 		return st, err
 	}
-	if s, ok := strings.CutSuffix(st.SQL, " DEFAULT VALUES"); ok {
-		st.SQL = s + " () VALUES ()"
+	into := "INSERT INTO " + d.Ident(t.Name)
+	if rest, ok := strings.CutPrefix(st.SQL, into+" DEFAULT VALUES"); ok {
+		st.SQL = into + " () VALUES ()" + rest
 	}
 	return st, nil
 }
 
-// Create implements datastore.Adapter: each record is inserted, then the
-// rows are read back by key (MySQL has no INSERT ... RETURNING), in the
-// same round trip for one record. Several records must be inserted in a
-// transaction (DB.Create makes one).
+// Create implements datastore.Adapter. On MariaDB each INSERT returns its
+// row (INSERT ... RETURNING); on MySQL, which has no RETURNING, the rows
+// are read back by key, in the same round trip for one record. Several
+// records must be inserted in a transaction (DB.Create makes one).
 func (s *session) Create(ctx context.Context, t *datastore.Table, recs []datastore.Record) ([]datastore.Record, error) {
 	if len(recs) == 0 {
 		return []datastore.Record{}, nil
@@ -186,6 +188,9 @@ func (s *session) Create(ctx context.Context, t *datastore.Table, recs []datasto
 	pk := t.Column(t.PrimaryKey)
 	if pk == nil {
 		return nil, fmt.Errorf("create %s: the table has no primary key column", t.Name)
+	}
+	if s.db.inserts != nil {
+		return s.createReturning(ctx, t, recs)
 	}
 	keys := make([]any, len(recs))
 	for i, rec := range recs {
@@ -221,6 +226,89 @@ func (s *session) Create(ctx context.Context, t *datastore.Table, recs []datasto
 	return inKeyOrder(t, pk, rows, keys)
 }
 
+// A round trip of createReturning carries at most maxInsertsPerTrip
+// statements and, past the first, maxTripBytes of SQL and values, so that
+// records that each fit the server's max_allowed_packet (16 MiB by
+// default) never fail together.
+const (
+	maxInsertsPerTrip = 100
+	maxTripBytes      = 1 << 20
+)
+
+// createReturning inserts recs with INSERT ... RETURNING (MariaDB), one
+// statement per record, several per round trip: the server sends each row
+// as it stored it, with its generated key and the values it converted,
+// which is what reading it back would give.
+func (s *session) createReturning(ctx context.Context, t *datastore.Table, recs []datastore.Record) ([]datastore.Record, error) {
+	stmts := make([]sqlgen.Stmt, len(recs))
+	for i, rec := range recs {
+		var err error
+		if stmts[i], err = insertSQL(s.db.inserts, t, rec); err != nil {
+			return nil, fmt.Errorf("create: %w", err)
+		}
+	}
+	out := make([]datastore.Record, 0, len(recs))
+	for len(stmts) > 0 {
+		n, size := 1, stmtSize(stmts[0])
+		for n < len(stmts) && n < maxInsertsPerTrip {
+			if size += stmtSize(stmts[n]); size > maxTripBytes {
+				break
+			}
+			n++
+		}
+		trip := stmts[:n]
+		stmts = stmts[n:]
+		var sb strings.Builder
+		var args []any
+		for i, st := range trip {
+			if i > 0 {
+				sb.WriteString("; ")
+			}
+			sb.WriteString(st.SQL)
+			args = append(args, st.Args...)
+		}
+		err := s.query(ctx, sb.String(), args, func(r *results) error {
+			for i, st := range trip {
+				if i > 0 && !r.nextSet() {
+					if err := r.err(); err != nil {
+						return err
+					}
+					return errors.New("a row was not returned")
+				}
+				recs, err := r.records(st.Columns)
+				if err != nil {
+					return err
+				}
+				if len(recs) != 1 {
+					return fmt.Errorf("%d rows returned, want 1", len(recs))
+				}
+				out = append(out, recs[0])
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, classify("create", s.db.d, t, err)
+		}
+	}
+	return out, nil
+}
+
+// stmtSize is about the bytes st takes once its values are interpolated.
+func stmtSize(st sqlgen.Stmt) int {
+	n := len(st.SQL)
+	for _, a := range st.Args {
+		switch v := a.(type) {
+		case string:
+			n += 2 * len(v)
+		case []byte:
+			n += 2 * len(v)
+		default:
+			n += 24
+		}
+	}
+	return n
+}
+
 // createOne inserts one row with st and reads it back in the same round
 // trip: by key when it is known, else by LAST_INSERT_ID().
 func (s *session) createOne(ctx context.Context, t *datastore.Table, pk *datastore.Column, st sqlgen.Stmt, key any) ([]datastore.Record, error) {
@@ -239,22 +327,29 @@ func (s *session) createOne(ctx context.Context, t *datastore.Table, pk *datasto
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", t.Name, err)
 	}
-	rows, err := s.q.QueryContext(ctx, st.SQL+"; "+sel.SQL, append(st.Args, sel.Args...)...)
-	if err != nil {
+	var recs []datastore.Record
+	answered := false
+	err = s.query(ctx, st.SQL+"; "+sel.SQL, append(st.Args, sel.Args...), func(r *results) error {
+		answered = true
+		// The driver skips the INSERT's empty result itself, but be
+		// ready for one that does not.
+		if r.columns() == 0 && !r.nextSet() {
+			if err := r.err(); err != nil {
+				return classify("create", s.db.d, t, err)
+			}
+			return fmt.Errorf("create %s: no row read back", t.Name)
+		}
+		var err error
+		if recs, err = r.records(sel.Columns); err != nil {
+			return fmt.Errorf("create %s: read back: %w", t.Name, err)
+		}
+		return nil
+	})
+	if err != nil && !answered {
 		return nil, classify("create", s.db.d, t, err)
 	}
-	defer rows.Close()
-	// The driver skips the INSERT's empty result itself, but be ready
-	// for one that does not.
-	if cols, _ := rows.Columns(); len(cols) == 0 && !rows.NextResultSet() {
-		if err := rows.Err(); err != nil {
-			return nil, classify("create", s.db.d, t, err)
-		}
-		return nil, fmt.Errorf("create %s: no row read back", t.Name)
-	}
-	recs, err := scan(rows, sel.Columns)
 	if err != nil {
-		return nil, fmt.Errorf("create %s: read back: %w", t.Name, err)
+		return nil, err
 	}
 	if len(recs) != 1 {
 		return nil, fmt.Errorf("create %s: read back %d rows, want 1", t.Name, len(recs))
@@ -467,23 +562,27 @@ func (s *session) multi(ctx context.Context, stmts []sqlgen.Stmt, tables []strin
 		sb.WriteString(st.SQL)
 		args = append(args, st.Args...)
 	}
-	rows, err := s.q.QueryContext(ctx, sb.String(), args...)
-	if err != nil {
+	answered := false
+	err := s.query(ctx, sb.String(), args, func(r *results) error {
+		answered = true
+		for i, st := range stmts {
+			if i > 0 && !r.nextSet() {
+				if err := r.err(); err != nil {
+					return fmt.Errorf("%s: %w", tables[i], err)
+				}
+				return fmt.Errorf("%s: result missing", tables[i])
+			}
+			var err error
+			if out[i], err = r.records(st.Columns); err != nil {
+				return fmt.Errorf("%s: %w", tables[i], err)
+			}
+		}
+		return nil
+	})
+	if err != nil && !answered {
 		return nil, fmt.Errorf("%s: %w", tables[0], err)
 	}
-	defer rows.Close()
-	for i, st := range stmts {
-		if i > 0 && !rows.NextResultSet() {
-			if err := rows.Err(); err != nil {
-				return nil, fmt.Errorf("%s: %w", tables[i], err)
-			}
-			return nil, fmt.Errorf("%s: result missing", tables[i])
-		}
-		if out[i], err = scan(rows, st.Columns); err != nil {
-			return nil, fmt.Errorf("%s: %w", tables[i], err)
-		}
-	}
-	if err := rows.Close(); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -507,16 +606,13 @@ func (s *session) Define(ctx context.Context, tables []*datastore.Table, mode da
 func (s *session) Close() error { return nil }
 
 func (s *session) records(ctx context.Context, st sqlgen.Stmt) ([]datastore.Record, error) {
-	rows, err := s.q.QueryContext(ctx, st.SQL, st.Args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	recs, err := scan(rows, st.Columns)
-	if err != nil {
-		return nil, err
-	}
-	return recs, rows.Close()
+	var recs []datastore.Record
+	err := s.query(ctx, st.SQL, st.Args, func(r *results) error {
+		var err error
+		recs, err = r.records(st.Columns)
+		return err
+	})
+	return recs, err
 }
 
 // scan reads the rows of the current result set. The driver gives
@@ -550,10 +646,20 @@ func decode(k datastore.Kind, v any) (any, error) {
 	switch x := v.(type) {
 	case nil:
 		return nil, nil
+	case int64:
+		switch k {
+		case datastore.Number, datastore.Integer, datastore.JSON:
+			return float64(x), nil
+		case datastore.Boolean:
+			return x != 0, nil
+		}
 	case uint64:
 		v = float64(x)
 	case []byte:
-		if k == datastore.Boolean {
+		switch k {
+		case datastore.String:
+			return string(x), nil
+		case datastore.Boolean:
 			switch string(x) {
 			case "1", "\x01":
 				return true, nil
@@ -561,10 +667,6 @@ func decode(k datastore.Kind, v any) (any, error) {
 				return false, nil
 			}
 			return strconv.ParseBool(string(x))
-		}
-	case int64:
-		if k == datastore.JSON {
-			return float64(x), nil
 		}
 	case float64:
 		if k == datastore.JSON {

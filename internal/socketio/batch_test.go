@@ -2,8 +2,10 @@ package socketio_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/skiffhq/skiff/internal/socketio"
 )
@@ -44,4 +46,44 @@ func TestQueuedFramesOfEverySize(t *testing.T) {
 	if r := h.next(t, "event"); r.event != "ping" {
 		t.Errorf("event after the batch = %q, want ping", r.event)
 	}
+}
+
+// A peer that reads nothing for a while makes the flushers' non-blocking
+// writes stop part-way; the socket's own writer takes over from the byte
+// where they stopped. Every frame must still arrive whole and in order.
+func TestPartialWritesKeepOrder(t *testing.T) {
+	const n = 20_000 // ~20 MB: far beyond the loopback socket buffers
+	h := newHarness(t, socketio.Options{SendQueue: n + 10})
+	c := h.dial(t, 4)
+	c.open(4)
+	c.write("40")
+	s := h.next(t, "connect").socket
+	c.read() // the CONNECT answer
+
+	pad := strings.Repeat("x", 1000)
+	want := make([]string, n)
+	for i := range n {
+		p, err := socketio.EncodeEventRaw("seq", json.RawMessage(fmt.Sprintf(`"%d %s"`, i, pad)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Send(p); err != nil {
+			t.Fatalf("Send #%d error = %v", i, err)
+		}
+		want[i] = string(p.Bytes())
+		if i%32 == 31 {
+			// Small batches, so that the flushers (not a batch too large
+			// for them) meet the full socket buffer.
+			time.Sleep(50 * time.Microsecond)
+		}
+	}
+	for i, w := range want {
+		if got := c.read(); got != w {
+			t.Fatalf("frame %d: read %.30q..., want %.30q...", i, got, w)
+		}
+	}
+	if err := s.Emit("after", 1); err != nil {
+		t.Fatal(err)
+	}
+	c.expect(`42["after",1]`)
 }

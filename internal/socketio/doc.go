@@ -10,12 +10,13 @@
 // are refused with HTTP 400, and a socket sending a binary frame or a binary
 // Socket.IO packet is closed.
 //
-// Every socket owns at most two goroutines: the reader, started by
+// Every socket owns one goroutine, the reader, started by
 // [Server.ServeHTTP] after the WebSocket upgrade, which decodes frames and
-// calls the Options callbacks, and the writer, which runs only while the
-// socket's bounded send queue holds something (or a close is to be carried
-// out) and writes all that is queued with one write(2). An idle socket holds
-// the reader's small stack only. Heartbeats use one runtime timer per
-// socket, not a goroutine. [Server.Close] stops and waits for the
-// goroutines of every socket.
+// calls the Options callbacks. What is sent is queued (bounded) and written
+// by a few flusher goroutines shared by all sockets, all that is queued for
+// a socket with one write(2) that never blocks; a socket whose peer does not
+// take its bytes at once (or that is closing) gets a writer goroutine of its
+// own until its queue is empty. An idle socket holds the reader's small
+// stack only. Heartbeats use one runtime timer per socket, not a goroutine.
+// [Server.Close] stops and waits for every goroutine.
 package socketio

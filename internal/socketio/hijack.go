@@ -8,18 +8,21 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"syscall"
 )
 
 // Buffer sizes of an upgraded connection. net/http hands a hijacked
 // connection 4 KiB read and write buffers, which coder/websocket keeps for
 // the connection's life: 8 KiB of an idle socket's budget. Frame headers are
-// small and large payloads bypass bufio, so smaller buffers cost little.
-// The write buffer can be smaller still: every message is gathered by the
-// batchWriter under it, so the buffer's size does not decide the number of
-// write(2)s; the library's own control frames (at most 139 bytes) fit.
+// small (at most 14 bytes), what clients send is mostly pongs and short
+// requests, and reads larger than the buffer bypass it, so a small buffer
+// costs little. The write buffer can be smaller still: data messages go
+// straight to the batchWriter under it, which gathers them, so the
+// buffer's size does not decide the number of write(2)s; the library's own
+// control frames (at most 139 bytes) fit.
 const (
-	readBufferSize  = 512
-	writeBufferSize = 512
+	readBufferSize  = 256
+	writeBufferSize = 160
 )
 
 // smallBuffers wraps the handshake's ResponseWriter so that the hijacked
@@ -55,7 +58,7 @@ func (w *smallBuffers) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 			return nil, nil, fmt.Errorf("buffer early bytes: %w", err)
 		}
 	}
-	w.out = &batchWriter{conn: conn, pool: w.pool}
+	w.out = newBatchWriter(conn, w.pool)
 	return conn, bufio.NewReadWriter(br, bufio.NewWriterSize(w.out, writeBufferSize)), nil
 }
 
@@ -74,17 +77,28 @@ const maxHeldBytes = 64 << 10
 
 // batchWriter is what the connection's bufio.Writer flushes to.
 // coder/websocket flushes after every message: one write(2) per message,
-// the largest cost of a fan-out. While the socket's writer goroutine
+// the largest cost of a fan-out. While a flusher or the socket's writer
 // drains the queued packets it holds their bytes here and writes them
-// with one call (release), so a socket that fell behind catches up at a
-// fraction of the cost. Write is also called by the library's reader
-// goroutine (pongs, close frames), hence the mutex.
+// with one call (tryRelease, release), so a socket that fell behind
+// catches up at a fraction of the cost. Write is also called by the
+// library's reader goroutine (pongs, close frames), hence the mutex.
 type batchWriter struct {
 	conn net.Conn
-	pool *sync.Pool // of *[]byte: buffers are only held during a batch
+	raw  syscall.RawConn // conn's descriptor, for writes that must not block; nil if none
+	pool *sync.Pool      // of *[]byte: buffers are only held during a batch
 
 	mu   sync.Mutex
 	held *[]byte // non-nil between hold and release
+}
+
+func newBatchWriter(conn net.Conn, pool *sync.Pool) *batchWriter {
+	w := &batchWriter{conn: conn, pool: pool}
+	if sc, ok := conn.(syscall.Conn); ok && canTryWrite {
+		if raw, err := sc.SyscallConn(); err == nil {
+			w.raw = raw
+		}
+	}
+	return w
 }
 
 // Write writes p to the connection, or appends it to the held bytes.
@@ -136,4 +150,38 @@ func (w *batchWriter) writeHeld() error {
 	}
 	_, err := w.conn.Write(b)
 	return err
+}
+
+// tryWriteLocked, called with mu held (it unlocks it), appends the
+// batch's frames to the held bytes and writes them as far as the
+// connection takes them without blocking. It stops holding and reports true
+// when all were written; else it keeps holding the rest (Write appends
+// behind it), for release to write from a goroutine that may block.
+func (w *batchWriter) tryWriteLocked(batch []*Packet) (bool, error) {
+	defer w.mu.Unlock()
+	if w.held == nil {
+		w.held = w.pool.Get().(*[]byte)
+	}
+	b := *w.held
+	for _, p := range batch {
+		b = append(b, p.ws...)
+	}
+	*w.held = b
+	if len(b) > 0 {
+		if w.raw == nil {
+			return false, nil
+		}
+		n, err := tryWrite(w.raw, b)
+		if err != nil {
+			return false, err
+		}
+		if n < len(b) {
+			*w.held = b[:copy(b, b[n:])]
+			return false, nil
+		}
+	}
+	*w.held = b[:0]
+	w.pool.Put(w.held)
+	w.held = nil
+	return true, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"runtime"
 
 	"github.com/coder/websocket"
 )
@@ -13,17 +12,66 @@ import (
 // that a burst does not pin memory on an idle socket.
 const maxSpare = 16
 
-// writeLoop is the socket's writer goroutine, started by Send or closeWith
-// when none runs: it writes the queue in batches until it is empty, then
-// returns; once a close is decided it ends the connection as closeWith
-// asked. Writes use no context: a peer that stops reading is cut by
-// CloseNow (queue overflow, heartbeat timeout, Server.Close deadline),
-// which unblocks them.
+// flush runs on a flusher: it writes the socket's queue if the connection
+// takes it without blocking. A socket that is closing, whose write would
+// block or whose batch is too large to hold goes to a writer goroutine of
+// its own; one with more queued meanwhile goes back to the dirty list.
+func (s *Socket) flush() {
+	s.mu.Lock()
+	batch := s.queue
+	// The batchWriter is busy only when the library's reader goroutine is
+	// writing a control frame, which may block on a peer that does not
+	// read: the flusher does not wait for it.
+	if s.closing || batchBytes(batch) > maxHeldBytes || !s.out.mu.TryLock() {
+		s.mu.Unlock()
+		s.srv.wg.Go(s.writeLoop)
+		return
+	}
+	s.queue = nil
+	s.mu.Unlock()
+	done, err := s.out.tryWriteLocked(batch)
+	if err != nil {
+		s.closeWith(ReasonTransportError, closeAbort, 0)
+	}
+	clear(batch)
+	s.mu.Lock()
+	switch {
+	case s.closing || !done:
+		// The writer goroutine writes what is still held first.
+		s.mu.Unlock()
+		s.srv.wg.Go(s.writeLoop)
+	case len(s.queue) > 0:
+		s.mu.Unlock()
+		s.srv.flush.add(s)
+	default:
+		if cap(batch) <= maxSpare {
+			s.queue = batch[:0]
+		}
+		s.writing = false
+		s.mu.Unlock()
+	}
+}
+
+// batchBytes is the size of a batch's frames.
+func batchBytes(batch []*Packet) int {
+	n := 0
+	for _, p := range batch {
+		n += len(p.ws)
+	}
+	return n
+}
+
+// writeLoop is a socket's own writer goroutine, for a socket that the
+// flushers cannot serve without blocking (a slow peer, a large batch) or
+// that is closing: it writes what is held and queued, blocking as long as
+// needed, until the queue is empty (the socket then goes back to the
+// flushers), or ends the connection as closeWith asked. Writes use no
+// context: a peer that stops reading is cut by CloseNow (queue overflow,
+// heartbeat timeout, Server.Close deadline), which unblocks them.
 func (s *Socket) writeLoop() {
-	// Let the goroutines ready to run go first: under load, the fan-out
-	// that started this writer queues more for this socket meanwhile, and
-	// it all goes out in one write. On an idle machine this returns at once.
-	runtime.Gosched()
+	if err := s.out.release(); err != nil {
+		s.closeWith(ReasonTransportError, closeAbort, 0)
+	}
 	var spare []*Packet
 	for {
 		s.mu.Lock()
@@ -45,12 +93,13 @@ func (s *Socket) writeLoop() {
 	}
 }
 
-// write writes a batch of packets with one write(2) and returns the slice
-// for reuse. The packets' WebSocket frames are copied straight into the
-// batchWriter under coder/websocket's write buffer, past the library's
-// per-message locking: that is safe because this goroutine is the only
-// writer of data messages, and the library's own frames (pongs, close) are
-// small enough to reach the batchWriter in one Write, between two of ours.
+// write writes a batch of packets with one write(2) (after what is held)
+// and returns the slice for reuse. The packets' WebSocket frames are copied
+// straight into the batchWriter under coder/websocket's write buffer, past
+// the library's per-message locking: that is safe because one goroutine at
+// a time (a flusher or the socket's writer) writes data messages, and the
+// library's own frames (pongs, close) are small enough to reach the
+// batchWriter in one Write, between two of ours.
 func (s *Socket) write(batch []*Packet) []*Packet {
 	s.out.hold()
 	for _, p := range batch {

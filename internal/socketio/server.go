@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"runtime"
 	"sync"
 
 	"github.com/coder/websocket"
@@ -20,13 +21,15 @@ type Server struct {
 	sockets map[string]*Socket
 	perIP   map[string]int // open sockets and upgrades under way, by client IP
 	closed  bool
-	wg      sync.WaitGroup // one per socket reader (ServeHTTP) and running writer
+	wg      sync.WaitGroup // one per socket reader (ServeHTTP), running writer and flusher
 	batches sync.Pool      // of *[]byte: the bytes of a batch being written
+	flush   flusher
 }
 
 // NewServer returns a Server; zero Options fields take the Default values.
 func NewServer(o Options) *Server {
 	srv := &Server{opts: o.withDefaults(), sockets: make(map[string]*Socket), perIP: make(map[string]int)}
+	srv.flush = flusher{spawn: srv.wg.Go, max: runtime.GOMAXPROCS(0)}
 	srv.batches.New = func() any {
 		b := make([]byte, 0, 4<<10)
 		return &b

@@ -34,12 +34,15 @@ type Socket struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	// Outgoing queue, drained in batches by a writer goroutine that runs
-	// only while there is something to write or a close to carry out: an
-	// idle socket holds no writer stack.
-	mu      sync.Mutex
-	queue   []*Packet
-	writing bool // under mu: a writer goroutine is running
+	// Outgoing queue, drained in batches by the Server's flushers, or by a
+	// writer goroutine of the socket's own while a write would block or a
+	// close is to be carried out: an idle socket holds no writer stack.
+	mu    sync.Mutex
+	queue []*Packet
+	// writing (under mu) is set while the socket is in the flushers' dirty
+	// list, being flushed, or served by its writer goroutine: whoever
+	// holds it writes the queue, and sees closing.
+	writing bool
 	closing bool // under mu: no more sends accepted; the writer ends the connection
 	// joining is set (under mu) while OnConnect runs: what is sent then
 	// waits in early, to follow the connect packet.
@@ -156,9 +159,7 @@ func (s *Socket) queueLocked(ps ...*Packet) error {
 	s.writing = true
 	s.mu.Unlock()
 	if start {
-		// The socket's reader goroutine is still counted in wg: it ends
-		// only after a close was decided, and then closing refuses sends.
-		s.srv.wg.Go(s.writeLoop)
+		s.srv.flush.add(s)
 	}
 	return nil
 }
@@ -190,7 +191,7 @@ func (s *Socket) closeWith(reason string, mode closeMode, code websocket.StatusC
 		start := !s.writing
 		s.writing = true
 		s.mu.Unlock()
-		if start { // else the running writer sees closing next
+		if start { // else the flusher or writer sees closing next
 			s.srv.wg.Go(s.writeLoop)
 		}
 		s.cancel()

@@ -1,0 +1,16 @@
+//go:build !unix
+
+package socketio
+
+import (
+	"errors"
+	"syscall"
+)
+
+// canTryWrite says whether tryWrite can write without blocking here: no,
+// so every batch goes to the socket's writer goroutine.
+const canTryWrite = false
+
+func tryWrite(syscall.RawConn, []byte) (int, error) {
+	return 0, errors.New("non-blocking write not supported")
+}
