@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -52,5 +53,34 @@ func TestLogWriterBoundsWhatWaits(t *testing.T) {
 	l.Flush()
 	if got := out.String(); got != "first\n"+big {
 		t.Fatalf("output: %d bytes starting %q, want first then the big line", len(got), got[:min(len(got), 10)])
+	}
+}
+
+// TestLogWriterCloseWritesWhatIsQueued: Close drains the queue and ends the
+// writer; a write after it goes straight out.
+func TestLogWriterCloseWritesWhatIsQueued(t *testing.T) {
+	var out bytes.Buffer
+	l := newLogWriter(&out)
+	for i := range 100 {
+		fmt.Fprintf(l, "%d\n", i)
+	}
+	l.Close()
+	fmt.Fprint(l, "after\n")
+	l.Close()
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 101 || lines[99] != "99" || lines[100] != "after" {
+		t.Fatalf("output: %d lines, last %q", len(lines), lines[len(lines)-1])
+	}
+}
+
+// BenchmarkLogWriterLoneLine: a line at a time, each out before the next,
+// as on a server that is not busy.
+func BenchmarkLogWriterLoneLine(b *testing.B) {
+	l := newLogWriter(io.Discard)
+	line := []byte("time=2026-11-26T16:00:00Z level=INFO msg=request method=GET path=/pet/42 status=200\n")
+	b.ReportAllocs()
+	for b.Loop() {
+		_, _ = l.Write(line)
+		l.Flush()
 	}
 }

@@ -58,7 +58,7 @@ func serve(ctx context.Context, args []string, environ []string, stdout, stderr 
 		return err
 	}
 	logs := newLogWriter(stderr)
-	defer logs.Flush()
+	defer logs.Close()
 	opts.Logger = newLogger(logs, opts.LogLevel, opts.LogFormat)
 	opts.DropColumns = splitList(*drops)
 	if *host == "" {

@@ -6,7 +6,6 @@
 package sqlgen
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/skiffhq/skiff/datastore"
@@ -50,6 +49,15 @@ type Dialect struct {
 	// as a subquery per row of a full scan, and a locking read then locks,
 	// or waits for, every row it scans.
 	UnionJoin bool
+	// RealIntegers reads Integer columns of the default type as REAL
+	// (CAST(c AS REAL)) in the rows a statement returns, so that the driver
+	// hands over the float64 the contract wants: database/sql boxes each
+	// driver value, and converting the boxed int64 afterwards allocated a
+	// second box per number. The engine's conversion is C's (double), the
+	// same rounding as Go's float64(int64). Only the default type: a
+	// column of an explicit type may hold text that is not a number, which
+	// CAST would turn into 0.
+	RealIntegers bool
 	// Types maps a column kind to its default column type.
 	Types map[datastore.Kind]string
 	// AutoIncrementPK is the full column definition suffix (after the name)
@@ -82,6 +90,8 @@ type Dialect struct {
 	// JSON selects how a key inside a JSON column is read (criteria.Cmp
 	// and criteria.Sort with a Key) and how a Merge column is updated.
 	JSON JSONStyle
+	// texts keeps the SQL texts compiled so far (nil: none are kept).
+	texts *textCache
 }
 
 // JSONStyle is an engine's way of reaching into JSON columns.
@@ -107,6 +117,7 @@ const (
 // string columns a bounded VARCHAR instead (see datastore/mysql).
 func MySQL() *Dialect {
 	return &Dialect{
+		texts:           newTextCache(),
 		Name:            "mysql",
 		Quote:           '`',
 		LikeEscape:      `'\\'`,
@@ -130,12 +141,14 @@ func MySQL() *Dialect {
 // COLUMN, window functions).
 func SQLite() *Dialect {
 	return &Dialect{
+		texts:           newTextCache(),
 		Name:            "sqlite",
 		Quote:           '"',
 		Returning:       true,
 		Glob:            true,
 		LikeEscape:      `'\'`,
 		OffsetOnlyLimit: "-1",
+		RealIntegers:    true,
 		Types: map[datastore.Kind]string{
 			datastore.String:  "TEXT",
 			datastore.Number:  "REAL",
@@ -151,6 +164,7 @@ func SQLite() *Dialect {
 // Postgres returns the dialect of PostgreSQL 12 or later.
 func Postgres() *Dialect {
 	return &Dialect{
+		texts:       newTextCache(),
 		Name:        "postgres",
 		Numbered:    true,
 		Quote:       '"',
@@ -180,6 +194,21 @@ func (d *Dialect) Ident(name string) string {
 	return sb.String()
 }
 
+// appendIdent is writeIdent appending to dst.
+func (d *Dialect) appendIdent(dst []byte, name string) []byte {
+	q := d.Quote
+	dst = append(dst, q)
+	for {
+		i := strings.IndexByte(name, q)
+		if i < 0 {
+			break
+		}
+		dst = append(append(dst, name[:i+1]...), q)
+		name = name[i+1:]
+	}
+	return append(append(dst, name...), q)
+}
+
 func (d *Dialect) writeIdent(sb *strings.Builder, name string) {
 	q := d.Quote
 	sb.WriteByte(q)
@@ -195,11 +224,4 @@ func (d *Dialect) writeIdent(sb *strings.Builder, name string) {
 	}
 	sb.WriteString(name)
 	sb.WriteByte(q)
-}
-
-func (d *Dialect) placeholder(n int) string {
-	if d.Numbered {
-		return "$" + strconv.Itoa(n)
-	}
-	return "?"
 }

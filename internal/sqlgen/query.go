@@ -29,7 +29,8 @@ func newBuilder(d *Dialect, t *datastore.Table) (*builder, error) {
 	if t == nil {
 		return nil, errors.New("sqlgen: query without table")
 	}
-	return &builder{d: d, t: t}, nil
+	p := d.texts.buffer()
+	return &builder{d: d, t: t, buf: *p, pooled: p}, nil
 }
 
 // Select compiles q into a SELECT returning q.Select (or every column of
@@ -50,7 +51,7 @@ func Select(d *Dialect, q *datastore.Query) (Stmt, error) {
 	}
 	windowed := q.PartitionBy != "" && (q.Skip > 0 || q.Limit < criteria.Unlimited)
 	b.str("SELECT ")
-	b.columnList(cols)
+	b.resultList(cols)
 	b.str(" FROM ")
 	if windowed {
 		if _, err := b.column(q.PartitionBy); err != nil {
@@ -283,7 +284,19 @@ func Delete(d *Dialect, q *datastore.Query) (Stmt, error) {
 }
 
 func (b *builder) stmt(cols []*datastore.Column) Stmt {
-	return Stmt{SQL: b.sb.String(), Args: b.args, Columns: cols}
+	return Stmt{SQL: b.text(), Args: b.args, Columns: cols}
+}
+
+// text returns the SQL written, as the dialect's cached copy of that text
+// when it has one, and gives the buffer back.
+func (b *builder) text() string {
+	s := b.d.texts.intern(b.buf)
+	if b.pooled != nil {
+		*b.pooled = b.buf
+		b.d.texts.release(b.pooled)
+		b.buf, b.pooled = nil, nil
+	}
+	return s
 }
 
 func (b *builder) returning(want bool) Stmt {
@@ -292,7 +305,7 @@ func (b *builder) returning(want bool) Stmt {
 	}
 	cols := b.allColumns()
 	b.str(" RETURNING ")
-	b.columnList(cols)
+	b.resultList(cols)
 	return b.stmt(cols)
 }
 
@@ -331,6 +344,27 @@ func (b *builder) columnList(cols []*datastore.Column) {
 	for i, c := range cols {
 		if i > 0 {
 			b.str(", ")
+		}
+		b.colRef(c.Name)
+	}
+}
+
+// resultList writes cols as the columns of the rows a statement returns:
+// as columnList, but with the dialect's RealIntegers.
+func (b *builder) resultList(cols []*datastore.Column) {
+	if !b.d.RealIntegers {
+		b.columnList(cols)
+		return
+	}
+	for i, c := range cols {
+		if i > 0 {
+			b.str(", ")
+		}
+		if c.Kind == datastore.Integer && (c.Type == "" || c.Type[0] == '_') {
+			b.str("CAST(")
+			b.colRef(c.Name)
+			b.str(" AS REAL)")
+			continue
 		}
 		b.colRef(c.Name)
 	}
@@ -477,12 +511,18 @@ func SelectThrough(d *Dialect, q *datastore.Query, j *datastore.Through) (Stmt, 
 		b.ident(j.ChildColumn)
 	}
 	// selectFrom writes the joined SELECT of cols, parent key included,
-	// with extra (if set) as one more output column.
+	// with extra (if set) as one more output column; without extra its
+	// rows are the result's, else a subquery's, whose columns keep their
+	// names.
 	selectFrom := func(cols []*datastore.Column, extra func() error) error {
 		b.qual = childAlias
 		defer func() { b.qual = "" }()
 		b.str("SELECT ")
-		b.columnList(cols)
+		if extra == nil {
+			b.resultList(cols)
+		} else {
+			b.columnList(cols)
+		}
 		b.str(", ")
 		parentRef()
 		b.str(" AS ")
@@ -541,7 +581,7 @@ func SelectThrough(d *Dialect, q *datastore.Query, j *datastore.Through) (Stmt, 
 		return b.stmt(out), nil
 	}
 	b.str("SELECT ")
-	b.columnList(out)
+	b.resultList(out)
 	b.str(" FROM (")
 	err = selectFrom(b.allColumns(), func() error {
 		b.str(", ROW_NUMBER() OVER (PARTITION BY ")

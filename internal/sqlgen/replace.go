@@ -90,9 +90,8 @@ func ReplaceCollection(d *Dialect, r *datastore.Replacement) (Stmt, error) {
 	}
 	pk, ck := r.Parent.Column(r.Parent.PrimaryKey), r.Child.Column(r.Child.PrimaryKey)
 	keyType, wantType := d.Types[pk.Kind], d.Types[ck.Kind]
-	b := &builder{d: d, t: r.Child, args: args}
 	// The statement is long: one allocation for it rather than a dozen.
-	b.sb.Grow(2048)
+	b := &builder{d: d, t: r.Child, args: args, buf: make([]byte, 0, 2048)}
 	k, w := "$1::"+keyType, "$2::"+wantType+"[]"
 
 	// The membership: the table holding it, its column of parent keys and
@@ -261,5 +260,5 @@ func ReplaceCollection(d *Dialect, r *datastore.Replacement) (Stmt, error) {
 		{Name: ReplaceChild, Kind: ck.Kind},
 		{Name: ReplaceOrd, Kind: orderCol.Kind},
 	}
-	return Stmt{SQL: b.sb.String(), Args: b.args, Columns: append(cols, lockedCols...)}, nil
+	return Stmt{SQL: b.text(), Args: b.args, Columns: append(cols, lockedCols...)}, nil
 }

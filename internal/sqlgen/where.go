@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/skiffhq/skiff/criteria"
@@ -20,12 +21,13 @@ type builder struct {
 	// arrays lets in bind its list as one array parameter (see
 	// Dialect.ArrayIn).
 	arrays bool
-	sb     strings.Builder
+	buf    []byte  // the SQL text so far
+	pooled *[]byte // where buf came from, to give it back (nil: nowhere)
 	args   []any
 }
 
-func (b *builder) str(s string)      { b.sb.WriteString(s) }
-func (b *builder) ident(name string) { b.d.writeIdent(&b.sb, name) }
+func (b *builder) str(s string)      { b.buf = append(b.buf, s...) }
+func (b *builder) ident(name string) { b.buf = b.d.appendIdent(b.buf, name) }
 
 // colRef writes a reference to column name of t.
 func (b *builder) colRef(name string) {
@@ -38,7 +40,11 @@ func (b *builder) colRef(name string) {
 
 func (b *builder) param(v any) {
 	b.args = append(b.args, v)
-	b.sb.WriteString(b.d.placeholder(len(b.args)))
+	if b.d.Numbered {
+		b.buf = strconv.AppendInt(append(b.buf, '$'), int64(len(b.args)), 10)
+		return
+	}
+	b.buf = append(b.buf, '?')
 }
 
 func (b *builder) column(name string) (*datastore.Column, error) {
