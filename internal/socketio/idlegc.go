@@ -56,17 +56,16 @@ func (c *idleCollector) idle() {
 	c.after(quietFor, func() { c.check(mark) })
 }
 
-// check collects if little was written since mark; otherwise it checks
-// again later (the flushers may not go idle again: the burst may be over).
+// check collects if little was written since mark; otherwise the next
+// idle moment schedules another check.
 func (c *idleCollector) check(mark int64) {
-	now := c.written.Load()
-	if now-mark > quietBytes {
-		c.after(quietFor, func() { c.check(now) })
-		return
-	}
 	c.mu.Lock()
 	c.armed = false
 	c.mu.Unlock()
+	now := c.written.Load()
+	if now-mark > quietBytes {
+		return
+	}
 	c.written.Add(-now)
 	c.collect()
 }
