@@ -24,7 +24,6 @@ const flushChunk = 64
 type flusher struct {
 	spawn func(func()) // starts a goroutine counted by the Server
 	max   int          // flusher goroutines at most
-	gc    *idleCollector
 
 	mu      sync.Mutex
 	dirty   []*Socket
@@ -57,14 +56,10 @@ func (f *flusher) run() {
 		n := min(len(f.dirty), flushChunk)
 		if n == 0 {
 			f.running--
-			quiet := f.running == 0
 			if cap(f.dirty) > 4*flushChunk {
 				f.dirty = nil // an idle server does not keep a burst's list
 			}
 			f.mu.Unlock()
-			if quiet && f.gc != nil {
-				f.gc.idle()
-			}
 			return
 		}
 		batch = append(batch[:0], f.dirty[:n]...)

@@ -22,17 +22,13 @@ func (s *Socket) flush() {
 	// The batchWriter is busy only when the library's reader goroutine is
 	// writing a control frame, which may block on a peer that does not
 	// read: the flusher does not wait for it.
-	size := batchBytes(batch)
-	if s.closing || size > maxHeldBytes || !s.out.mu.TryLock() {
+	if s.closing || batchBytes(batch) > maxHeldBytes || !s.out.mu.TryLock() {
 		s.mu.Unlock()
 		s.srv.wg.Go(s.writeLoop)
 		return
 	}
 	s.queue = nil
 	s.mu.Unlock()
-	if gc := s.srv.flush.gc; gc != nil {
-		gc.wrote(size)
-	}
 	done, err := s.out.tryWriteLocked(batch)
 	if err != nil {
 		s.closeWith(ReasonTransportError, closeAbort, 0)
