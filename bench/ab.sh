@@ -42,7 +42,7 @@ done
 
 work=$(mktemp -d)
 declare -A pid=()
-trap 'for s in "${!pid[@]}"; do kill "${pid[$s]}" 2>/dev/null || true; wait "${pid[$s]}" 2>/dev/null || true; done; rm -rf "$work"' EXIT
+trap 'bench_stop_servers; rm -rf "$work"' EXIT
 
 mkdir "$work/base"
 git archive "$BASE" | tar -x -C "$work/base"

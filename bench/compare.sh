@@ -59,15 +59,7 @@ done
 
 work=$(mktemp -d)
 declare -A pid=() # side -> the server's process
-stop_servers() {
-  local side
-  for side in "${!pid[@]}"; do
-    kill "${pid[$side]}" 2>/dev/null || true
-    wait "${pid[$side]}" 2>/dev/null || true
-  done
-  pid=()
-}
-trap 'stop_servers; if [ -n "$BASE" ]; then git worktree remove --force "$work/base-src" 2>/dev/null || true; fi; rm -rf "$work"' EXIT
+trap 'bench_stop_servers; if [ -n "$BASE" ]; then git worktree remove --force "$work/base-src" 2>/dev/null || true; fi; rm -rf "$work"' EXIT
 
 if [ ! -d bench/sails/node_modules ]; then
   (cd bench/sails && npm ci --no-audit --no-fund --loglevel=error)
@@ -194,7 +186,7 @@ for store in $STORES; do
   for side in "${sides[@]}"; do
     rss["$store|$side"]=$(( $(awk '/VmRSS/ {print $2}' "/proc/${pid[$side]}/status") / 1024 ))
   done
-  stop_servers
+  bench_stop_servers
   for label in "${order[@]}"; do
     # Both sides' shapes, one per line: they must be the same line twice.
     if [ "$(sort -u <<<"${shapes[$label]%$'\n'}" | wc -l)" != 1 ]; then

@@ -37,15 +37,7 @@ done
 
 work=$(mktemp -d)
 declare -A pid=()
-stop_servers() {
-  local side
-  for side in "${!pid[@]}"; do
-    kill "${pid[$side]}" 2>/dev/null || true
-    wait "${pid[$side]}" 2>/dev/null || true
-  done
-  pid=()
-}
-trap 'stop_servers; rm -rf "$work"' EXIT
+trap 'bench_stop_servers; rm -rf "$work"' EXIT
 go build -o "$work/skiff" ./cmd/skiff
 go build -o "$work/floor" ./bench/floor
 declare -A port=([skiff]=$SKIFF_PORT [floor]=$FLOOR_PORT)
@@ -121,5 +113,5 @@ for store in $STORES; do
   done
   rss=$(awk '/VmRSS/ { print $2 }' "/proc/${pid[skiff]}/status")
   echo "| $store | Skiff's RSS after the load: $((rss / 1024)) MiB | | | | | | |"
-  stop_servers
+  bench_stop_servers
 done

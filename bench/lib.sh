@@ -134,3 +134,14 @@ bench_skiff_start() {
   env "${envs[@]}" "$bin" serve --app "$app" --port "$port" --host 127.0.0.1 >"$log" 2>&1 &
   BENCH_PID=$!
 }
+
+# bench_stop_servers: stops every server in the caller's associative array pid (name -> process)
+# and waits for it, then empties the array. Scripts call it between store pairs and at exit.
+bench_stop_servers() {
+  local side
+  for side in "${!pid[@]}"; do
+    kill "${pid[$side]}" 2>/dev/null || true
+    wait "${pid[$side]}" 2>/dev/null || true
+  done
+  pid=()
+}

@@ -100,14 +100,7 @@ func (s *sqliteStore) pets(ctx context.Context, limit int, each func(p *pet)) er
 		return err
 	}
 	defer rows.Close()
-	var p pet
-	for rows.Next() {
-		if err := scanPet(rows, &p); err != nil {
-			return err
-		}
-		each(&p)
-	}
-	return rows.Err()
+	return eachPet(rows, each)
 }
 
 func (s *sqliteStore) create(ctx context.Context, p *pet) error {
@@ -164,14 +157,7 @@ func (s *pgStore) pets(ctx context.Context, limit int, each func(p *pet)) error 
 		return err
 	}
 	defer rows.Close()
-	var p pet
-	for rows.Next() {
-		if err := scanPet(rows, &p); err != nil {
-			return err
-		}
-		each(&p)
-	}
-	return rows.Err()
+	return eachPet(rows, each)
 }
 
 func (s *pgStore) create(ctx context.Context, p *pet) error {
@@ -187,4 +173,23 @@ func (s *pgStore) create(ctx context.Context, p *pet) error {
 		return scanOwner(s.pool.QueryRow(ctx, `SELECT "id", "age", "email", "name", "createdAt", "updatedAt" FROM "user" WHERE "id" = $1`, p.owner.id), p)
 	}
 	return nil
+}
+
+// petRows is what database/sql's and pgx's rows both offer.
+type petRows interface {
+	scanner
+	Next() bool
+	Err() error
+}
+
+// eachPet scans every row into one reused pet and hands it to each.
+func eachPet(rows petRows, each func(p *pet)) error {
+	var p pet
+	for rows.Next() {
+		if err := scanPet(rows, &p); err != nil {
+			return err
+		}
+		each(&p)
+	}
+	return rows.Err()
 }
