@@ -137,6 +137,19 @@ func keySet(ids []any) map[any]struct{} {
 	return set
 }
 
+// except returns the ids that are not in others, in their order (nil when
+// there are none).
+func except(ids, others []any) []any {
+	set := keySet(others)
+	var out []any
+	for _, id := range ids {
+		if !has(set, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
 // has reports whether set holds id.
 func has(set map[any]struct{}, id any) bool {
 	_, ok := set[id]

@@ -578,13 +578,7 @@ func (o *ORM) existing(ctx context.Context, target *model.Model, ids []any) ([]a
 // requireAll refuses ids naming records that are not in exist, naming
 // the missing ones.
 func requireAll(a *model.Attribute, ids, exist []any) error {
-	existing := keySet(exist)
-	var missing []any
-	for _, id := range ids {
-		if !has(existing, id) {
-			missing = append(missing, id)
-		}
-	}
+	missing := except(ids, exist)
 	if len(missing) == 0 {
 		return nil
 	}

@@ -115,13 +115,7 @@ func (o *ORM) replaceLocked(ctx context.Context, m *model.Model, a *model.Attrib
 			if err := o.requireLocked(ctx, locked, m, pk); err != nil {
 				return err
 			}
-			var removed []any
-			wanted := keySet(want)
-			for _, id := range have {
-				if !has(wanted, id) {
-					removed = append(removed, id)
-				}
-			}
+			removed := except(have, want)
 			// One read (none where the locks already read those rows)
 			// refuses wanted ids of records that do not exist and
 			// finds the join rows a child destroyed without cascadeOnDestroy
@@ -148,14 +142,7 @@ func (o *ORM) replaceLocked(ctx context.Context, m *model.Model, a *model.Attrib
 					return err
 				}
 			}
-			var added []any
-			had := keySet(have)
-			for _, id := range want {
-				if !has(had, id) {
-					added = append(added, id)
-				}
-			}
-			return o.apply(ctx, &cs, locked, m, a, pk, added, removed)
+			return o.apply(ctx, &cs, locked, m, a, pk, except(want, have), removed)
 		})
 		var late lateMembers
 		if !errors.As(err, &late) {

@@ -329,13 +329,7 @@ func (o *ORM) checkAssociated(ctx context.Context, m *model.Model, self any, rec
 		if err != nil {
 			return err
 		}
-		found := keySet(exist)
-		var missing []any
-		for _, id := range c.ids {
-			if !has(found, id) {
-				missing = append(missing, id)
-			}
-		}
+		missing := except(c.ids, exist)
 		if len(missing) == 0 {
 			missing = c.ids
 		}
