@@ -141,11 +141,37 @@ type ThroughFinder interface {
 	FindThrough(ctx context.Context, q *Query, j *Through) ([]Record, error)
 }
 
+// Join asks a query to read, with each of its rows, the row of another
+// table that one of its columns points at (a singular association).
+type Join struct {
+	// Column is the query table's column holding keys of Table's rows.
+	Column string
+	Table  *Table
+}
+
+// JoinFinder is an optional capability of an Adapter (and of the Adapter
+// an InTx callback receives): reading the rows a query's keys point at in
+// other tables with the query's rows, in one query (a LEFT JOIN), as
+// population of singular associations does. Callers without it read the
+// pointed-at rows in a second query.
+type JoinFinder interface {
+	// FindJoined returns the rows Find(ctx, q) returns, in the same order,
+	// except that under the Column of each of joins a row holds, instead
+	// of the key, the row of the join's Table (a Record of all its
+	// columns) whose primary key equals the key, or nil when the key is
+	// null or no row has it. The Column is set so whether or not q.Select
+	// names it. Joins name distinct columns; a table may be joined several
+	// times, q.Table included. q.PartitionBy must be unset.
+	FindJoined(ctx context.Context, q *Query, joins []Join) ([]Record, error)
+}
+
 // Read is one read of a BatchFinder batch: a Find of Query or, when
-// Through is set, a FindThrough of Query through that join table.
+// Through is set, a FindThrough of Query through that join table, or, when
+// Joins is set, a FindJoined of Query with those joins (never both).
 type Read struct {
 	Query   *Query
 	Through *Through
+	Joins   []Join
 }
 
 // BatchFinder is an optional capability of an Adapter (and of the Adapter
@@ -160,7 +186,8 @@ type BatchFinder interface {
 	// reads: an empty slice, not nil, for a read matching nothing. The
 	// reads run one after the other and need not see one snapshot: each
 	// sees what a Find started at its turn would. Reads with Through are
-	// allowed only from an adapter that also implements ThroughFinder. An
+	// allowed only from an adapter that also implements ThroughFinder,
+	// reads with Joins from one that implements JoinFinder. An
 	// error in any read fails the whole batch. FindBatch is safe for
 	// concurrent use, as the Adapter is.
 	FindBatch(ctx context.Context, reads []Read) ([][]Record, error)

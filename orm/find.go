@@ -29,12 +29,15 @@ func (o *ORM) Find(ctx context.Context, m *model.Model, c *criteria.Criteria, po
 		return []model.Record{}, nil
 	}
 	c = selectPopulatedKeys(m, c, pops)
-	rows, err := o.adapter(ctx, e).Find(ctx, e.query(c))
+	a := o.adapter(ctx, e)
+	j := o.joinPlan(e, a, pops)
+	rows, err := j.find(ctx, a, e.query(c))
 	if err != nil {
 		return nil, fmt.Errorf("find %s: %w", m.Identity, err)
 	}
 	recs := e.records(rows)
-	if err := o.populate(ctx, e, recs, pops); err != nil {
+	j.assign(recs)
+	if err := o.populate(ctx, e, recs, j.populates(pops)); err != nil {
 		return nil, err
 	}
 	omit(recs, c.Omit)
@@ -164,6 +167,8 @@ type keyRead struct {
 	pops  []Populate
 	early []*plural  // read with the record
 	rest  []Populate // populated once the record is read
+	// joins are the singular associations read with the record.
+	joins *joinPlan
 	rows  []datastore.Record
 	// find is set when the adapter cannot batch reads: Find then reads the
 	// record first, so that a missing one wastes no reads of children.
@@ -178,13 +183,18 @@ func (o *ORM) keyReads(ctx context.Context, m *model.Model, c *criteria.Criteria
 	}
 	k := &keyRead{e: e, c: c, pops: pops}
 	attrs, err := e.associations(pops)
-	if _, batches := o.adapter(ctx, e).(datastore.BatchFinder); err != nil || !batches {
+	ad := o.adapter(ctx, e)
+	if _, batches := ad.(datastore.BatchFinder); err != nil || !batches {
 		// Find reports a bad populate once it has found a record to
 		// populate.
 		k.find = true
 		return k, nil
 	}
+	k.joins = o.joinPlan(e, ad, pops)
 	for i, a := range attrs {
+		if k.joins != nil && a.Assoc.Kind == model.BelongsTo && containsAttr(k.joins.attrs, a.Name) {
+			continue
+		}
 		if sub := childCriteria(pops[i].Criteria); a.Assoc.Kind != model.BelongsTo && !sub.Noop {
 			p, err := o.plan(ctx, e, a, sub, []any{pk})
 			if err != nil {
@@ -202,7 +212,7 @@ func (o *ORM) keyReads(ctx context.Context, m *model.Model, c *criteria.Criteria
 
 // self is the read of the record itself.
 func (k *keyRead) self() pending {
-	return pending{e: k.e, read: datastore.Read{Query: k.e.query(k.c)}, into: func(r []datastore.Record) { k.rows = r }}
+	return pending{e: k.e, read: k.joins.read(k.e.query(k.c)), into: func(r []datastore.Record) { k.rows = r }}
 }
 
 // firstReads returns the reads that go out first, the record's and its
@@ -230,6 +240,7 @@ func (o *ORM) finishKeyReads(ctx context.Context, k *keyRead) ([]model.Record, e
 	for _, p := range k.early {
 		p.assign(recs)
 	}
+	k.joins.assign(recs)
 	if err := o.populate(ctx, k.e, recs, k.rest); err != nil {
 		return nil, err
 	}

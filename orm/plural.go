@@ -213,6 +213,12 @@ func findReads(ctx context.Context, a datastore.Adapter, reads []datastore.Read)
 	for i, r := range reads {
 		var err error
 		switch tf, ok := a.(datastore.ThroughFinder); {
+		case r.Joins != nil:
+			jf, ok := a.(datastore.JoinFinder)
+			if !ok {
+				return nil, errors.New("the adapter cannot join")
+			}
+			out[i], err = jf.FindJoined(ctx, r.Query, r.Joins)
 		case r.Through == nil:
 			out[i], err = a.Find(ctx, r.Query)
 		case ok:

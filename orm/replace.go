@@ -407,7 +407,9 @@ type lockedAnswer struct {
 // ReplaceThenFind's does.
 func (k *keyRead) fromLocks(a *model.Attribute) lockedAnswer {
 	var out lockedAnswer
-	if self := k.self(); k.c.Select == nil && k.c.Skip == 0 && len(k.c.Sort) == 0 {
+	// The lock reads the parent's row alone: a record read with joined
+	// associations is read again after the change.
+	if self := k.self(); k.c.Select == nil && k.c.Skip == 0 && len(k.c.Sort) == 0 && k.joins == nil {
 		out.self = self.into
 	} else {
 		out.rest = append(out.rest, self)

@@ -39,6 +39,7 @@ func TestAdapter(t *testing.T, open func(t *testing.T) datastore.Adapter) {
 		{"PartitionBy", testPartitionBy},
 		{"FindThrough", testFindThrough},
 		{"FindBatch", testFindBatch},
+		{"FindJoined", testFindJoined},
 		{"Count", testCount},
 		{"JSONKeys", testJSONKeys},
 		{"Update", testUpdate},

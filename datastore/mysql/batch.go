@@ -29,10 +29,13 @@ func (s *session) FindBatch(ctx context.Context, reads []datastore.Read) ([][]da
 	tables := make([]string, len(reads))
 	for i, r := range reads {
 		var err error
-		if r.Through == nil {
-			stmts[i], err = sqlgen.Select(s.db.d, r.Query)
-		} else {
+		switch {
+		case r.Through != nil:
 			stmts[i], err = sqlgen.SelectThrough(s.db.d, r.Query, r.Through)
+		case r.Joins != nil:
+			stmts[i], err = sqlgen.SelectJoined(s.db.d, r.Query, r.Joins)
+		default:
+			stmts[i], err = sqlgen.Select(s.db.d, r.Query)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("find batch: %w", err)

@@ -63,6 +63,8 @@ var (
 	_ datastore.ThroughFinder = (*DB)(nil)
 	_ datastore.ThroughFinder = (*session)(nil)
 	_ datastore.Locker        = (*session)(nil)
+	_ datastore.JoinFinder    = (*DB)(nil)
+	_ datastore.JoinFinder    = (*session)(nil)
 )
 
 // sqlMode is the sql_mode the adapter sets on every connection it opens,

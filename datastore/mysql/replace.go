@@ -73,10 +73,13 @@ func (s *session) ReplaceCollections(ctx context.Context, rs []*datastore.Replac
 		for _, rd := range r.After {
 			var st sqlgen.Stmt
 			var err error
-			if rd.Through == nil {
-				st, err = sqlgen.Select(s.db.d, rd.Query)
-			} else {
+			switch {
+			case rd.Through != nil:
 				st, err = sqlgen.SelectThrough(s.db.d, rd.Query, rd.Through)
+			case rd.Joins != nil:
+				st, err = sqlgen.SelectJoined(s.db.d, rd.Query, rd.Joins)
+			default:
+				st, err = sqlgen.Select(s.db.d, rd.Query)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("replace collection: read after: %w", err)
@@ -139,7 +142,7 @@ func (s *session) ReplaceCollections(ctx context.Context, rs []*datastore.Replac
 				got = nil
 				break
 			}
-			if got[n], err = scan(rows, after[k].Columns); err != nil {
+			if got[n], err = scan(rows, after[k].Columns, after[k].Nests...); err != nil {
 				got = nil
 				break
 			}

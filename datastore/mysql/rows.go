@@ -10,6 +10,7 @@ import (
 	"io"
 
 	"github.com/skiffhq/skiff/datastore"
+	"github.com/skiffhq/skiff/internal/sqlgen"
 )
 
 // Reads that return rows take them from the driver's rows directly
@@ -35,10 +36,11 @@ type results struct {
 }
 
 // records reads the rows of the current result set, whose columns are
-// cols.
-func (r *results) records(cols []*datastore.Column) ([]datastore.Record, error) {
+// cols, the columns of joined rows nested as nests say (see
+// sqlgen.NestedRecord).
+func (r *results) records(cols []*datastore.Column, nests ...sqlgen.Nest) ([]datastore.Record, error) {
 	if r.rows != nil {
-		return scan(r.rows, cols)
+		return scan(r.rows, cols, nests...)
 	}
 	if n := len(r.raw.Columns()); n != len(cols) {
 		return nil, fmt.Errorf("the result has %d columns, want %d", n, len(cols))
@@ -47,6 +49,10 @@ func (r *results) records(cols []*datastore.Column) ([]datastore.Record, error) 
 		r.dest = make([]driver.Value, len(cols))
 	}
 	dest := r.dest[:len(cols)]
+	var vals []any
+	if len(nests) > 0 {
+		vals = make([]any, len(cols))
+	}
 	out := []datastore.Record{}
 	for {
 		err := r.raw.Next(dest)
@@ -56,7 +62,10 @@ func (r *results) records(cols []*datastore.Column) ([]datastore.Record, error) 
 		if err != nil {
 			return nil, err
 		}
-		rec := make(datastore.Record, len(cols))
+		var rec datastore.Record
+		if vals == nil {
+			rec = make(datastore.Record, len(cols))
+		}
 		for i, c := range cols {
 			v, err := decode(c.Kind, dest[i])
 			if err != nil {
@@ -66,7 +75,14 @@ func (r *results) records(cols []*datastore.Column) ([]datastore.Record, error) 
 				// The driver reuses its buffer for the next row.
 				v = bytes.Clone(b)
 			}
+			if vals != nil {
+				vals[i] = v
+				continue
+			}
 			rec[c.Name] = v
+		}
+		if vals != nil {
+			rec = sqlgen.NestedRecord(cols, nests, vals)
 		}
 		out = append(out, rec)
 	}

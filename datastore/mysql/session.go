@@ -44,6 +44,14 @@ func (db *DB) FindThrough(ctx context.Context, q *datastore.Query, j *datastore.
 	return db.session().FindThrough(ctx, q, j)
 }
 
+// FindJoined implements datastore.JoinFinder.
+func (db *DB) FindJoined(ctx context.Context, q *datastore.Query, joins []datastore.Join) ([]datastore.Record, error) {
+	if err := db.check(); err != nil {
+		return nil, err
+	}
+	return db.session().FindJoined(ctx, q, joins)
+}
+
 // Count implements datastore.Adapter.
 func (db *DB) Count(ctx context.Context, q *datastore.Query) (int64, error) {
 	if err := db.check(); err != nil {
@@ -128,6 +136,19 @@ func (s *session) FindThrough(ctx context.Context, q *datastore.Query, j *datast
 	recs, err := s.records(ctx, st)
 	if err != nil {
 		return nil, fmt.Errorf("find %s through %s: %w", q.Table.Name, j.Table.Name, err)
+	}
+	return recs, nil
+}
+
+// FindJoined implements datastore.JoinFinder.
+func (s *session) FindJoined(ctx context.Context, q *datastore.Query, joins []datastore.Join) ([]datastore.Record, error) {
+	st, err := sqlgen.SelectJoined(s.db.d, q, joins)
+	if err != nil {
+		return nil, fmt.Errorf("find: %w", err)
+	}
+	recs, err := s.records(ctx, st)
+	if err != nil {
+		return nil, fmt.Errorf("find %s joined: %w", q.Table.Name, err)
 	}
 	return recs, nil
 }
@@ -573,7 +594,7 @@ func (s *session) multi(ctx context.Context, stmts []sqlgen.Stmt, tables []strin
 				return fmt.Errorf("%s: result missing", tables[i])
 			}
 			var err error
-			if out[i], err = r.records(st.Columns); err != nil {
+			if out[i], err = r.records(st.Columns, st.Nests...); err != nil {
 				return fmt.Errorf("%s: %w", tables[i], err)
 			}
 		}
@@ -609,7 +630,7 @@ func (s *session) records(ctx context.Context, st sqlgen.Stmt) ([]datastore.Reco
 	var recs []datastore.Record
 	err := s.query(ctx, st.SQL, st.Args, func(r *results) error {
 		var err error
-		recs, err = r.records(st.Columns)
+		recs, err = r.records(st.Columns, st.Nests...)
 		return err
 	})
 	return recs, err
@@ -617,7 +638,9 @@ func (s *session) records(ctx context.Context, st sqlgen.Stmt) ([]datastore.Reco
 
 // scan reads the rows of the current result set. The driver gives
 // integers as int64, DOUBLE as float64 and everything else as bytes.
-func scan(rows *sql.Rows, cols []*datastore.Column) ([]datastore.Record, error) {
+// scan reads rows whose columns are cols, the columns of joined rows
+// nested as nests say (see sqlgen.NestedRecord).
+func scan(rows *sql.Rows, cols []*datastore.Column, nests ...sqlgen.Nest) ([]datastore.Record, error) {
 	vals := make([]any, len(cols))
 	ptrs := make([]any, len(cols))
 	for i := range vals {
@@ -627,6 +650,18 @@ func scan(rows *sql.Rows, cols []*datastore.Column) ([]datastore.Record, error) 
 	for rows.Next() {
 		if err := rows.Scan(ptrs...); err != nil {
 			return nil, err
+		}
+		if len(nests) > 0 {
+			// Decoded in place: Scan sets every value again.
+			for i, c := range cols {
+				v, err := decode(c.Kind, vals[i])
+				if err != nil {
+					return nil, fmt.Errorf("column %s: %w", c.Name, err)
+				}
+				vals[i] = v
+			}
+			out = append(out, sqlgen.NestedRecord(cols, nests, vals))
+			continue
 		}
 		rec := make(datastore.Record, len(cols))
 		for i, c := range cols {

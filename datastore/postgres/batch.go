@@ -44,10 +44,13 @@ func (s *session) queueReads(b *pgx.Batch, reads []datastore.Read) ([]sqlgen.Stm
 	stmts := make([]sqlgen.Stmt, len(reads))
 	for i, r := range reads {
 		var err error
-		if r.Through == nil {
-			stmts[i], err = sqlgen.Select(s.d, r.Query)
-		} else {
+		switch {
+		case r.Through != nil:
 			stmts[i], err = sqlgen.SelectThrough(s.d, r.Query, r.Through)
+		case r.Joins != nil:
+			stmts[i], err = sqlgen.SelectJoined(s.d, r.Query, r.Joins)
+		default:
+			stmts[i], err = sqlgen.Select(s.d, r.Query)
 		}
 		if err != nil {
 			return nil, err
@@ -79,7 +82,7 @@ func readResults(br pgx.BatchResults, stmts []sqlgen.Stmt, table func(i int) str
 	for i, st := range stmts {
 		rows, err := br.Query()
 		if err == nil {
-			out[i], err = scan(rows, st.Columns)
+			out[i], err = scan(rows, st.Columns, st.Nests...)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", table(i), err)

@@ -46,6 +46,8 @@ var (
 	_ datastore.Deferrer      = (*session)(nil)
 	_ datastore.BatchFinder   = (*DB)(nil)
 	_ datastore.BatchFinder   = (*session)(nil)
+	_ datastore.JoinFinder    = (*DB)(nil)
+	_ datastore.JoinFinder    = (*session)(nil)
 )
 
 // querier is what the adapter needs from a pool or a transaction.
@@ -153,6 +155,14 @@ func (db *DB) Find(ctx context.Context, q *datastore.Query) ([]datastore.Record,
 		return nil, err
 	}
 	return db.session().Find(ctx, q)
+}
+
+// FindJoined implements datastore.JoinFinder.
+func (db *DB) FindJoined(ctx context.Context, q *datastore.Query, joins []datastore.Join) ([]datastore.Record, error) {
+	if err := db.check(); err != nil {
+		return nil, err
+	}
+	return db.session().FindJoined(ctx, q, joins)
 }
 
 // FindThrough implements datastore.ThroughFinder.

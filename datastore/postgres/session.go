@@ -40,6 +40,19 @@ func (s *session) FindThrough(ctx context.Context, q *datastore.Query, j *datast
 	return recs, nil
 }
 
+// FindJoined implements datastore.JoinFinder.
+func (s *session) FindJoined(ctx context.Context, q *datastore.Query, joins []datastore.Join) ([]datastore.Record, error) {
+	st, err := sqlgen.SelectJoined(s.d, q, joins)
+	if err != nil {
+		return nil, fmt.Errorf("find: %w", err)
+	}
+	recs, err := s.records(ctx, st)
+	if err != nil {
+		return nil, fmt.Errorf("find %s joined: %w", q.Table.Name, err)
+	}
+	return recs, nil
+}
+
 // Lock implements datastore.Locker with SELECT ... FOR UPDATE, the locks
 // and the reads in one batch so that they cost one round trip; the
 // statements still run, and lock, one after the other. Outside a
@@ -354,16 +367,33 @@ func (s *session) records(ctx context.Context, st sqlgen.Stmt) ([]datastore.Reco
 	if err != nil {
 		return nil, err
 	}
-	return scan(rows, st.Columns)
+	return scan(rows, st.Columns, st.Nests...)
 }
 
-func scan(rows pgx.Rows, cols []*datastore.Column) ([]datastore.Record, error) {
+// scan reads rows whose columns are cols, the columns of joined rows
+// nested as nests say (see sqlgen.NestedRecord).
+func scan(rows pgx.Rows, cols []*datastore.Column, nests ...sqlgen.Nest) ([]datastore.Record, error) {
 	defer rows.Close()
 	cells, dest := scanners(rows.FieldDescriptions(), cols)
+	var vals []any
+	if len(nests) > 0 {
+		vals = make([]any, len(cols))
+	}
 	out := []datastore.Record{}
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err
+		}
+		if vals != nil {
+			for i, c := range cols {
+				v, err := cells[i].value(c.Kind)
+				if err != nil {
+					return nil, fmt.Errorf("column %s: %w", c.Name, err)
+				}
+				vals[i] = v
+			}
+			out = append(out, sqlgen.NestedRecord(cols, nests, vals))
+			continue
 		}
 		rec := make(datastore.Record, len(cols))
 		for i, c := range cols {

@@ -30,6 +30,14 @@ func (db *DB) FindThrough(ctx context.Context, q *datastore.Query, j *datastore.
 	return findThrough(ctx, db.d, runner{cache: db.reads}, q, j)
 }
 
+// FindJoined implements datastore.JoinFinder on the read pool.
+func (db *DB) FindJoined(ctx context.Context, q *datastore.Query, joins []datastore.Join) ([]datastore.Record, error) {
+	if err := db.check(); err != nil {
+		return nil, err
+	}
+	return findJoined(ctx, db.d, runner{cache: db.reads}, q, joins)
+}
+
 // Count implements datastore.Adapter on the read pool.
 func (db *DB) Count(ctx context.Context, q *datastore.Query) (int64, error) {
 	if err := db.check(); err != nil {
@@ -92,6 +100,18 @@ func findThrough(ctx context.Context, d *sqlgen.Dialect, r runner, q *datastore.
 	recs, err := queryRecords(ctx, r, st)
 	if err != nil {
 		return nil, fmt.Errorf("find %s through %s: %w", q.Table.Name, j.Table.Name, err)
+	}
+	return recs, nil
+}
+
+func findJoined(ctx context.Context, d *sqlgen.Dialect, r runner, q *datastore.Query, joins []datastore.Join) ([]datastore.Record, error) {
+	st, err := sqlgen.SelectJoined(d, q, joins)
+	if err != nil {
+		return nil, fmt.Errorf("find: %w", err)
+	}
+	recs, err := queryRecords(ctx, r, st)
+	if err != nil {
+		return nil, fmt.Errorf("find %s joined: %w", q.Table.Name, err)
 	}
 	return recs, nil
 }
@@ -193,10 +213,12 @@ func queryRecords(ctx context.Context, r runner, st sqlgen.Stmt) ([]datastore.Re
 		return nil, err
 	}
 	defer rows.Close()
-	return scan(rows, st.Columns)
+	return scan(rows, st.Columns, st.Nests...)
 }
 
-func scan(rows *sql.Rows, cols []*datastore.Column) ([]datastore.Record, error) {
+// scan reads rows whose columns are cols, the columns of joined rows
+// nested as nests say (see sqlgen.NestedRecord).
+func scan(rows *sql.Rows, cols []*datastore.Column, nests ...sqlgen.Nest) ([]datastore.Record, error) {
 	vals := make([]any, len(cols))
 	ptrs := make([]any, len(cols))
 	for i := range vals {
@@ -206,6 +228,18 @@ func scan(rows *sql.Rows, cols []*datastore.Column) ([]datastore.Record, error) 
 	for rows.Next() {
 		if err := rows.Scan(ptrs...); err != nil {
 			return nil, err
+		}
+		if len(nests) > 0 {
+			// Decoded in place: Scan sets every value again.
+			for i, c := range cols {
+				v, err := sqlgen.Decode(c.Kind, vals[i])
+				if err != nil {
+					return nil, fmt.Errorf("column %s: %w", c.Name, err)
+				}
+				vals[i] = v
+			}
+			out = append(out, sqlgen.NestedRecord(cols, nests, vals))
+			continue
 		}
 		rec := make(datastore.Record, len(cols))
 		for i, c := range cols {

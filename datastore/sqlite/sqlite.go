@@ -45,6 +45,8 @@ var (
 	_ datastore.Adapter       = (*DB)(nil)
 	_ datastore.ThroughFinder = (*DB)(nil)
 	_ datastore.ThroughFinder = (*tx)(nil)
+	_ datastore.JoinFinder    = (*DB)(nil)
+	_ datastore.JoinFinder    = (*tx)(nil)
 )
 
 // Open opens (creating if needed) the database cfg describes: cfg.URL when

@@ -52,6 +52,10 @@ func (t *tx) FindThrough(ctx context.Context, q *datastore.Query, j *datastore.T
 	return findThrough(ctx, t.db.d, t.r, q, j)
 }
 
+func (t *tx) FindJoined(ctx context.Context, q *datastore.Query, joins []datastore.Join) ([]datastore.Record, error) {
+	return findJoined(ctx, t.db.d, t.r, q, joins)
+}
+
 func (t *tx) Count(ctx context.Context, q *datastore.Query) (int64, error) {
 	return count(ctx, t.db.d, t.r, q)
 }

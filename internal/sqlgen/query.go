@@ -16,6 +16,9 @@ type Stmt struct {
 	SQL     string
 	Args    []any
 	Columns []*datastore.Column
+	// Nests, set for a statement reading joined rows (SelectJoined), say
+	// which columns make each joined row; see NestedRecord.
+	Nests []Nest
 }
 
 // ErrNoValues is returned by Update when there is nothing to set.

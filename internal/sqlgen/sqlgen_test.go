@@ -252,6 +252,18 @@ func cases() []struct {
 		{"update empty bag", func(d *sqlgen.Dialect) (sqlgen.Stmt, error) {
 			return sqlgen.Update(d, kq(nil), datastore.Record{"extra": map[string]any{}})
 		}},
+		{"joined self and bag", func(d *sqlgen.Dialect) (sqlgen.Stmt, error) {
+			// user.petId points at a note (as if), user.age at a user:
+			// the table joined to itself.
+			qq := &datastore.Query{Table: table(), Where: cmpx("name", criteria.Eq, "a"), Sort: []criteria.Sort{{Attr: "score", Desc: true}},
+				Limit: 30, Skip: 5, Select: []string{"id", "name"}}
+			return sqlgen.SelectJoined(d, qq, []datastore.Join{{Column: "petId", Table: bagTable()}, {Column: "age", Table: table()}})
+		}},
+		{"joined by key with json key where", func(d *sqlgen.Dialect) (sqlgen.Stmt, error) {
+			qq := kq(&criteria.And{Exprs: []criteria.Expr{cmpx("id", criteria.Eq, 1.0), key("color", criteria.Eq, "red")}})
+			qq.Limit = 2
+			return sqlgen.SelectJoined(d, qq, []datastore.Join{{Column: "title", Table: bagTable()}})
+		}},
 	}
 }
 

@@ -1,0 +1,156 @@
+package sqlgen
+
+import (
+	"fmt"
+
+	"github.com/skiffhq/skiff/datastore"
+)
+
+// Aliases of the tables SelectJoined reads: the query's own, and the
+// joined ones, numbered. Aliases are needed since a table can be joined
+// to itself (user.bestFriend); the prefix keeps them apart from table
+// names.
+const (
+	rowAlias  = "__skiff_t"
+	joinAlias = "__skiff_j"
+)
+
+// joinAliases are the aliases of the first joins, spelled out so that
+// building a statement allocates none for them.
+var joinAliases = [...]string{joinAlias + "0", joinAlias + "1", joinAlias + "2", joinAlias + "3"}
+
+func aliasOf(i int) string {
+	if i < len(joinAliases) {
+		return joinAliases[i]
+	}
+	return fmt.Sprintf("%s%d", joinAlias, i)
+}
+
+// Nest is where the columns of one joined row sit in the result rows of a
+// statement of SelectJoined.
+type Nest struct {
+	// Key is the column of the query's table whose value the joined row
+	// replaces in the record.
+	Key string
+	// Columns[From:To] are the joined table's columns; Columns[PK] is its
+	// primary key, NULL when no row was joined.
+	From, To, PK int
+}
+
+// NestedRecord returns the record of one result row of a statement with
+// nests, given the decoded values of all its columns (vals, in the order
+// of cols): the query's own columns, and under each nest's Key its joined
+// row, or nil when none was joined (see datastore.JoinFinder).
+func NestedRecord(cols []*datastore.Column, nests []Nest, vals []any) datastore.Record {
+	own := nests[0].From
+	rec := make(datastore.Record, own+len(nests))
+	for i, c := range cols[:own] {
+		rec[c.Name] = vals[i]
+	}
+	for _, n := range nests {
+		if vals[n.PK] == nil {
+			rec[n.Key] = nil
+			continue
+		}
+		sub := make(datastore.Record, n.To-n.From)
+		for i := n.From; i < n.To; i++ {
+			sub[cols[i].Name] = vals[i]
+		}
+		rec[n.Key] = sub
+	}
+	return rec
+}
+
+// SelectJoined compiles q reading, with each of its rows, the row of each
+// join's table whose primary key equals the join's column (a LEFT JOIN):
+// the result rows hold q's columns (q.Select, or all), then every column
+// of each joined table in turn, and the statement's Nests say where (see
+// datastore.JoinFinder). Order, Skip and Limit are q's: a primary key
+// matches one row at most, so joining adds no rows.
+func SelectJoined(d *Dialect, q *datastore.Query, joins []datastore.Join) (Stmt, error) {
+	b, err := newBuilder(d, q.Table)
+	if err != nil {
+		return Stmt{}, err
+	}
+	if q.Limit < 0 || q.Skip < 0 {
+		return Stmt{}, fmt.Errorf("select %s: negative limit or skip", q.Table.Name)
+	}
+	if q.PartitionBy != "" {
+		return Stmt{}, fmt.Errorf("select %s: partition by %q is not supported with joins", q.Table.Name, q.PartitionBy)
+	}
+	if len(joins) == 0 {
+		return Select(d, q)
+	}
+	cols, err := b.columns(q.Select)
+	if err != nil {
+		return Stmt{}, err
+	}
+	out := cols[:len(cols):len(cols)]
+	nests := make([]Nest, len(joins))
+	keys := make([]*datastore.Column, len(joins))
+	for i, j := range joins {
+		if j.Table == nil {
+			return Stmt{}, fmt.Errorf("select %s: join on %q without a table", q.Table.Name, j.Column)
+		}
+		if keys[i], err = b.column(j.Column); err != nil {
+			return Stmt{}, err
+		}
+		for _, k := range joins[:i] {
+			if k.Column == j.Column {
+				return Stmt{}, fmt.Errorf("select %s: column %q joined twice", q.Table.Name, j.Column)
+			}
+		}
+		n := Nest{Key: j.Column, From: len(out), PK: -1}
+		for k := range j.Table.Columns {
+			c := &j.Table.Columns[k]
+			if c.Name == j.Table.PrimaryKey {
+				n.PK = len(out)
+			}
+			out = append(out, c)
+		}
+		if n.PK < 0 {
+			return Stmt{}, fmt.Errorf("select %s: joined table %s has no primary key column", q.Table.Name, j.Table.Name)
+		}
+		n.To = len(out)
+		nests[i] = n
+	}
+	b.str("SELECT ")
+	b.qual = rowAlias
+	b.resultList(cols)
+	for i := range joins {
+		b.str(", ")
+		b.qual = aliasOf(i)
+		b.resultList(out[nests[i].From:nests[i].To])
+	}
+	b.str(" FROM ")
+	b.ident(q.Table.Name)
+	b.str(" AS ")
+	b.ident(rowAlias)
+	for i, j := range joins {
+		b.str(" LEFT JOIN ")
+		b.ident(j.Table.Name)
+		b.str(" AS ")
+		b.ident(aliasOf(i))
+		b.str(" ON ")
+		b.ident(aliasOf(i))
+		b.str(".")
+		b.ident(j.Table.PrimaryKey)
+		b.str(" = ")
+		b.ident(rowAlias)
+		b.str(".")
+		b.ident(keys[i].Name)
+	}
+	b.qual = rowAlias
+	if err := b.whereClause(q.Where); err != nil {
+		return Stmt{}, err
+	}
+	b.str(" ")
+	if err := b.orderBy(q.Sort); err != nil {
+		return Stmt{}, err
+	}
+	b.qual = ""
+	b.page(q.Skip, q.Limit)
+	st := b.stmt(out)
+	st.Nests = nests
+	return st, nil
+}
