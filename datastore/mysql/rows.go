@@ -49,9 +49,18 @@ func (r *results) records(cols []*datastore.Column, nests ...sqlgen.Nest) ([]dat
 		r.dest = make([]driver.Value, len(cols))
 	}
 	dest := r.dest[:len(cols)]
-	var vals []any
+	var nester *sqlgen.Nester
+	var value func(i int) (any, error)
 	if len(nests) > 0 {
-		vals = make([]any, len(cols))
+		nester = sqlgen.NewNester(cols, nests)
+		value = func(i int) (any, error) {
+			v, err := decode(cols[i].Kind, dest[i])
+			if b, ok := v.([]byte); ok {
+				// The driver reuses its buffer for the next row.
+				v = bytes.Clone(b)
+			}
+			return v, err
+		}
 	}
 	out := []datastore.Record{}
 	for {
@@ -62,10 +71,15 @@ func (r *results) records(cols []*datastore.Column, nests ...sqlgen.Nest) ([]dat
 		if err != nil {
 			return nil, err
 		}
-		var rec datastore.Record
-		if vals == nil {
-			rec = make(datastore.Record, len(cols))
+		if nester != nil {
+			rec, err := nester.Record(value)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, rec)
+			continue
 		}
+		rec := make(datastore.Record, len(cols))
 		for i, c := range cols {
 			v, err := decode(c.Kind, dest[i])
 			if err != nil {
@@ -75,14 +89,7 @@ func (r *results) records(cols []*datastore.Column, nests ...sqlgen.Nest) ([]dat
 				// The driver reuses its buffer for the next row.
 				v = bytes.Clone(b)
 			}
-			if vals != nil {
-				vals[i] = v
-				continue
-			}
 			rec[c.Name] = v
-		}
-		if vals != nil {
-			rec = sqlgen.NestedRecord(cols, nests, vals)
 		}
 		out = append(out, rec)
 	}
