@@ -30,8 +30,9 @@ func (o *ORM) Find(ctx context.Context, m *model.Model, c *criteria.Criteria, po
 	}
 	c = selectPopulatedKeys(m, c, pops)
 	a := o.adapter(ctx, e)
-	j := o.joinPlan(e, a, pops)
-	rows, err := j.find(ctx, a, e.query(c))
+	q := e.query(c)
+	j := o.joinPlan(e, a, pops, q.Limit <= 2)
+	rows, err := j.find(ctx, a, q)
 	if err != nil {
 		return nil, fmt.Errorf("find %s: %w", m.Identity, err)
 	}
@@ -190,7 +191,7 @@ func (o *ORM) keyReads(ctx context.Context, m *model.Model, c *criteria.Criteria
 		k.find = true
 		return k, nil
 	}
-	k.joins = o.joinPlan(e, ad, pops)
+	k.joins = o.joinPlan(e, ad, pops, true)
 	for i, a := range attrs {
 		if k.joins != nil && a.Assoc.Kind == model.BelongsTo && containsAttr(k.joins.attrs, a.Name) {
 			continue

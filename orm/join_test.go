@@ -235,8 +235,10 @@ func (c *countingDB) FindJoined(ctx context.Context, q *datastore.Query, joins [
 	return c.DB.FindJoined(ctx, q, joins)
 }
 
-// TestPopulateSingularOneQuery checks that a record, or a page of them,
-// with its singular associations populated costs one query.
+// TestPopulateSingularOneQuery checks that a record with its singular
+// associations populated costs one query on SQLite, and a page of them one
+// query per association pointing somewhere: in process, a second query
+// costs less than reading each associated row once per record.
 func TestPopulateSingularOneQuery(t *testing.T) {
 	db, err := sqlite.Open(t.Context(), datastore.Config{Name: "default", URL: ":memory:"})
 	if err != nil {
@@ -265,7 +267,65 @@ func TestPopulateSingularOneQuery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if n := c.reads.Swap(0); n != 2 || len(recs) != 3 || recs[2]["owner"].(model.Record)["name"] != "Ann" {
+		t.Errorf("Find with two singular populates took %d queries for %v, want 2 for 3 pets of Ann", n, recs)
+	}
+	if _, err := o.FindOne(t.Context(), m["pet"], &criteria.Criteria{Where: &criteria.Cmp{Attr: "name", Op: criteria.Eq, Value: "nobody"}}, pops); err != nil {
+		t.Fatal(err)
+	}
+	if n := c.reads.Swap(0); n != 1 {
+		t.Errorf("FindOne with two singular populates took %d queries, want 1", n)
+	}
+}
+
+// batchingDB is countingDB claiming datastore.BatchFinder, as the adapters
+// of engines behind a network do: it runs the reads one by one.
+type batchingDB struct{ *countingDB }
+
+func (b batchingDB) FindBatch(ctx context.Context, reads []datastore.Read) ([][]datastore.Record, error) {
+	out := make([][]datastore.Record, len(reads))
+	for i, r := range reads {
+		var err error
+		if r.Joins != nil {
+			out[i], err = b.FindJoined(ctx, r.Query, r.Joins)
+		} else {
+			out[i], err = b.Find(ctx, r.Query)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// TestPopulateSingularJoinedPage checks that where a query costs a round
+// trip (the adapter batches reads) a page with its singular associations
+// populated costs one query.
+func TestPopulateSingularJoinedPage(t *testing.T) {
+	db, err := sqlite.Open(t.Context(), datastore.Config{Name: "default", URL: ":memory:"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	models := joinModels(t)
+	c := batchingDB{&countingDB{DB: db}}
+	o := migrated(t, c, models...)
+	m := map[string]*model.Model{}
+	for _, x := range models {
+		m[x.Identity] = x
+	}
+	ann := mustCreate(t, o, m["owner"], map[string]any{"name": "Ann"})
+	for range 3 {
+		mustCreate(t, o, m["pet"], map[string]any{"name": "p", "owner": ann["id"]})
+	}
+	c.reads.Store(0)
+	recs, err := o.Find(t.Context(), m["pet"], &criteria.Criteria{Limit: 30}, []orm.Populate{{Attr: "owner"}, {Attr: "bestFriend"}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if n := c.reads.Swap(0); n != 1 || len(recs) != 3 || recs[2]["owner"].(model.Record)["name"] != "Ann" {
 		t.Errorf("Find with two singular populates took %d queries for %v, want 1 for 3 pets of Ann", n, recs)
+	}
+	if recs[0]["owner"].(model.Record)["id"] != recs[2]["owner"].(model.Record)["id"] {
+		t.Errorf("pets of one owner = %v, want the same owner", recs)
 	}
 }
