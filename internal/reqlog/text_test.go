@@ -82,7 +82,7 @@ func TestRequestLineMatchesSlog(t *testing.T) {
 			t: tm, level: slog.LevelInfo,
 			method: strs[rng.IntN(len(strs))], path: strs[rng.IntN(len(strs))], id: strs[rng.IntN(len(strs))],
 			socket: strs[rng.IntN(len(strs))], hasSocket: rng.IntN(2) == 0,
-			status: rng.IntN(600), duration: time.Duration(rng.Int64N(int64(2 * time.Hour))) >> rng.IntN(40), bytes: rng.Int64(),
+			status: rng.IntN(600), duration: time.Duration(rng.Int64N(int64(2*time.Hour))) >> rng.IntN(40), bytes: rng.Int64(),
 		})
 	}
 	// time.Now carries a monotonic reading, which slog drops.
