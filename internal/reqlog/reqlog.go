@@ -122,15 +122,23 @@ func (l *Logger) Wrap(next http.Handler) http.Handler {
 		if !ValidID(id) {
 			id = l.NewID()
 		}
-		w.Header()[Header] = []string{id}
 		ctx := r.Context()
-		logging := l.log.Enabled(ctx, l.level)
+		var logging bool
+		if l.text != nil {
+			logging = l.text.Enabled(ctx, l.level)
+		} else {
+			logging = l.log.Enabled(ctx, l.level)
+		}
 		if !logging && l.obs == nil {
+			w.Header()[Header] = []string{id}
 			next.ServeHTTP(w, r)
 			return
 		}
 		start := time.Now()
 		rw := &writer{ResponseWriter: w}
+		// The header's value lives in the writer: one allocation less.
+		rw.id[0] = id
+		w.Header()[Header] = rw.id[:1:1]
 		finished := false
 		defer func() {
 			status := rw.status
@@ -192,6 +200,7 @@ type writer struct {
 	status int
 	bytes  int64
 	route  string
+	id     [1]string // the X-Request-Id header's value
 }
 
 func (w *writer) WriteHeader(status int) {

@@ -23,6 +23,8 @@ type TextHandler struct {
 	*slog.TextHandler
 	w     *lockedWriter
 	level slog.Leveler
+	// bufs holds the buffers request lines are formatted in.
+	bufs sync.Pool
 }
 
 // NewTextHandler returns a TextHandler writing to w the records at level
@@ -33,11 +35,13 @@ func NewTextHandler(w io.Writer, level slog.Leveler) *TextHandler {
 		level = slog.LevelInfo
 	}
 	lw := &lockedWriter{w: w}
-	return &TextHandler{
+	h := &TextHandler{
 		TextHandler: slog.NewTextHandler(lw, &slog.HandlerOptions{Level: level}),
 		w:           lw,
 		level:       level,
 	}
+	h.bufs.New = func() any { b := make([]byte, 0, 256); return &b }
+	return h
 }
 
 // Enabled reports whether h writes records at level; the context is
@@ -59,9 +63,6 @@ func (lw *lockedWriter) Write(b []byte) (int, error) {
 	return lw.w.Write(b)
 }
 
-// lineBufs holds the buffers request lines are formatted in.
-var lineBufs = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
-
 // requestLine is what a request's log line says.
 type requestLine struct {
 	t                time.Time
@@ -77,12 +78,12 @@ type requestLine struct {
 // writeRequest writes l's line as slog.TextHandler would write the record
 // "request" with l's attributes (see Logger.Wrap).
 func (h *TextHandler) writeRequest(l *requestLine) error {
-	bp := lineBufs.Get().(*[]byte)
+	bp := h.bufs.Get().(*[]byte)
 	b := appendRequest((*bp)[:0], l)
 	_, err := h.w.Write(b)
 	if cap(b) <= 4<<10 { // a huge path's buffer is not kept
 		*bp = b
-		lineBufs.Put(bp)
+		h.bufs.Put(bp)
 	}
 	return err
 }
