@@ -118,7 +118,12 @@ func (l *Logger) NewID() string {
 // l's, only the id is set: no writer is wrapped and nothing is formatted.
 func (l *Logger) Wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := r.Header.Get(Header)
+		// The key is canonical, as Get would make it: the map is read
+		// directly.
+		var id string
+		if v := r.Header[Header]; len(v) > 0 {
+			id = v[0]
+		}
 		if !ValidID(id) {
 			id = l.NewID()
 		}
