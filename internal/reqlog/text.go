@@ -40,7 +40,7 @@ func NewTextHandler(w io.Writer, level slog.Leveler) *TextHandler {
 		w:           lw,
 		level:       level,
 	}
-	h.bufs.New = func() any { b := make([]byte, 0, 256); return &b }
+	h.bufs.New = func() any { return &lineBuf{b: make([]byte, 0, 256)} }
 	return h
 }
 
@@ -78,21 +78,38 @@ type requestLine struct {
 // writeRequest writes l's line as slog.TextHandler would write the record
 // "request" with l's attributes (see Logger.Wrap).
 func (h *TextHandler) writeRequest(l *requestLine) error {
-	bp := h.bufs.Get().(*[]byte)
-	b := appendRequest((*bp)[:0], l)
+	lb := h.bufs.Get().(*lineBuf)
+	b := lb.appendRequest(lb.b[:0], l)
 	_, err := h.w.Write(b)
 	if cap(b) <= 4<<10 { // a huge path's buffer is not kept
-		*bp = b
-		h.bufs.Put(bp)
+		lb.b = b
+		h.bufs.Put(lb)
 	}
 	return err
 }
 
+// lineBuf is a buffer for request lines, with the time formatting of the
+// last line's second: lines come many to the second, and formatting a
+// time was a third of a line's cost.
+type lineBuf struct {
+	b []byte
+	// sec and loc are the Unix second and the location of the time whose
+	// formatting is kept: its first 19 bytes (up to the seconds) in
+	// prefix, its zone ("Z", "+01:00") in zone.
+	sec    int64
+	loc    *time.Location
+	prefix [len("2006-01-02T15:04:05")]byte
+	zone   []byte
+}
+
 // appendRequest appends l's line to b.
-func appendRequest(b []byte, l *requestLine) []byte {
-	b = append(b, "time="...)
-	b = appendRFC3339Millis(b, l.t.Round(0))
-	b = append(b, " level="...)
+func (lb *lineBuf) appendRequest(b []byte, l *requestLine) []byte {
+	if !l.t.IsZero() { // as slog, which omits a zero time
+		b = append(b, "time="...)
+		b = lb.appendTime(b, l.t.Round(0))
+		b = append(b, ' ')
+	}
+	b = append(b, "level="...)
 	b = appendTextString(b, l.level.String())
 	b = append(b, " msg=request method="...)
 	b = appendTextString(b, l.method)
@@ -111,6 +128,28 @@ func appendRequest(b []byte, l *requestLine) []byte {
 		b = appendTextString(b, l.socket)
 	}
 	return append(b, '\n')
+}
+
+// appendTime is appendRFC3339Millis, from the formatting of the last
+// time when it falls in the same second and location (a zone's offset
+// changes on a second's boundary).
+func (lb *lineBuf) appendTime(b []byte, t time.Time) []byte {
+	sec, loc := t.Unix(), t.Location()
+	if lb.loc == loc && lb.sec == sec && lb.loc != nil {
+		ms := t.Nanosecond() / int(time.Millisecond)
+		b = append(b, lb.prefix[:]...)
+		b = append(b, '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10))
+		return append(b, lb.zone...)
+	}
+	n := len(b)
+	b = appendRFC3339Millis(b, t)
+	if len(b)-n < len(lb.prefix)+4 || b[n+len(lb.prefix)] != '.' {
+		return b // a year beyond 9999 or before 0: not kept
+	}
+	lb.sec, lb.loc = sec, loc
+	copy(lb.prefix[:], b[n:])
+	lb.zone = append(lb.zone[:0], b[n+len(lb.prefix)+4:]...)
+	return b
 }
 
 // appendRFC3339Millis is slog's time format: RFC 3339 with exactly three

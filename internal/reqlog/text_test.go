@@ -57,11 +57,17 @@ func TestRequestLineMatchesSlog(t *testing.T) {
 	levels := []slog.Level{slog.LevelDebug, slog.LevelInfo, slog.LevelWarn, slog.LevelError, slog.LevelInfo + 2}
 	rng := rand.New(rand.NewPCG(1, 2))
 	base := time.Date(2026, 11, 26, 18, 59, 59, 999_950_000, time.UTC)
+	// One buffer for every line, as the pool's buffers serve many: its
+	// cached second is used whenever a line falls in it.
+	lb := &lineBuf{}
 	check := func(l *requestLine) {
 		t.Helper()
 		want := slogLine(t, l)
-		if got := string(appendRequest(nil, l)); got != want {
+		if got := string(lb.appendRequest(nil, l)); got != want {
 			t.Fatalf("line differs:\n got %q\nwant %q", got, want)
+		}
+		if got := string((&lineBuf{}).appendRequest(nil, l)); got != want {
+			t.Fatalf("line differs (no cache):\n got %q\nwant %q", got, want)
 		}
 	}
 	for i, s := range strs {
@@ -84,6 +90,22 @@ func TestRequestLineMatchesSlog(t *testing.T) {
 			socket: strs[rng.IntN(len(strs))], hasSocket: rng.IntN(2) == 0,
 			status: rng.IntN(600), duration: time.Duration(rng.Int64N(int64(2*time.Hour))) >> rng.IntN(40), bytes: rng.Int64(),
 		})
+	}
+	// Lines in the same second, across zones, across a second's and a
+	// zone transition's boundaries.
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		ny = time.FixedZone("ny", -5*3600)
+	}
+	dst := time.Date(2026, 3, 8, 6, 59, 59, 0, time.UTC) // 01:59:59 EST, then 03:00:00 EDT
+	for i := range 3000 {
+		tm := dst.Add(time.Duration(i) * 997 * time.Microsecond)
+		for _, z := range []*time.Location{ny, time.UTC, ny, zones[1]} {
+			check(&requestLine{t: tm.In(z), level: slog.LevelInfo, method: "GET", path: "/", id: "x", status: 200})
+		}
+	}
+	for _, tm := range []time.Time{time.Date(10000, 1, 1, 0, 0, 0, 5e6, time.UTC), time.Date(-1, 1, 1, 0, 0, 0, 5e6, time.UTC), {}} {
+		check(&requestLine{t: tm, level: slog.LevelInfo, method: "GET", path: "/", id: "x", status: 200})
 	}
 	// time.Now carries a monotonic reading, which slog drops.
 	check(&requestLine{t: time.Now(), level: slog.LevelInfo, method: "GET", path: "/", id: "x", status: 200})

@@ -359,7 +359,11 @@ func (sw *writer) save() {
 	if !sw.s.loaded() {
 		// Never used: unmodified, under the token made for it.
 		if sw.fresh {
-			sw.addCookie(cookieLine(sw.m, sw.s.lazy.raw[:], time.Now().Add(sw.m.sm.Lifetime)))
+			var expiry time.Time // only a persistent cookie says when
+			if sw.m.sm.Cookie.Persist {
+				expiry = time.Now().Add(sw.m.sm.Lifetime)
+			}
+			sw.addCookie(cookieLine(sw.m, sw.s.lazy.raw[:], expiry))
 		}
 		return
 	}
