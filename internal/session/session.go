@@ -307,7 +307,8 @@ func (m *Manager) Handler(next http.Handler) http.Handler {
 			sess.ctx = loaded
 			ctx = loaded
 		}
-		r = r.WithContext(context.WithValue(ctx, ctxKey{}, sess))
+		rs.ctx = sessionCtx{Context: ctx, s: sess}
+		r = r.WithContext(&rs.ctx)
 		sw := &rs.w
 		sw.ResponseWriter, sw.m, sw.r, sw.s, sw.fresh = w, m, r, sess, fresh
 		next.ServeHTTP(sw, r)
@@ -334,6 +335,24 @@ type request struct {
 	sess Session
 	lazy lazyLoad
 	w    writer
+	ctx  sessionCtx
+}
+
+// sessionCtx is the request's context with its session, as
+// context.WithValue(ctx, ctxKey{}, s) would give it, without an
+// allocation of its own. The context package handles such a context as
+// any other: it asks Value and Done for the cancellation it inherits.
+type sessionCtx struct {
+	context.Context
+	s *Session
+}
+
+// Value returns the session for ctxKey, and asks the parent otherwise.
+func (c *sessionCtx) Value(key any) any {
+	if _, ok := key.(ctxKey); ok {
+		return c.s
+	}
+	return c.Context.Value(key)
 }
 
 // writer saves the session as the response starts, so that its cookie can
