@@ -122,15 +122,17 @@ func (s *signer) unsign(value string) (string, bool) {
 
 // appendURIComponent appends s escaped as JavaScript's encodeURIComponent
 // does: everything but A-Z a-z 0-9 - _ . ! ~ * ' ( ) is percent-encoded as
-// UTF-8.
+// UTF-8. Runs of safe bytes are copied whole: a token (URL-safe base64) is
+// one run.
 func appendURIComponent[T string | []byte](b []byte, s T) []byte {
 	const hex = "0123456789ABCDEF"
+	start := 0
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; uriSafe[c] {
-			b = append(b, c)
-		} else {
+		if c := s[i]; !uriSafe[c] {
+			b = append(b, s[start:i]...)
 			b = append(b, '%', hex[c>>4], hex[c&15])
+			start = i + 1
 		}
 	}
-	return b
+	return append(b, s[start:]...)
 }

@@ -565,3 +565,21 @@ func TestHandlerContext(t *testing.T) {
 	}
 	cancelChild()
 }
+
+// BenchmarkHandlerFirstVisit measures the session layer on a request
+// without a cookie whose handler leaves the session alone: the first-visit
+// cookie is made, signed and set.
+func BenchmarkHandlerFirstVisit(b *testing.B) {
+	m, err := session.New(session.Config{Session: settings.Session{Secret: "s3cret", Store: session.NewMemoryStore(), SaveUninitialized: new(true)}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := m.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) }))
+	req := httptest.NewRequest(http.MethodGet, "/pet/1", nil)
+	w := httptest.NewRecorder()
+	b.ReportAllocs()
+	for b.Loop() {
+		clear(w.HeaderMap)
+		h.ServeHTTP(w, req)
+	}
+}
