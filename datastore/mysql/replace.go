@@ -26,8 +26,25 @@ func (db *DB) ReplaceCollections(context.Context, []*datastore.Replacement) ([]*
 }
 
 // okVar is the user variable holding whether the change being made is
-// valid; its writes are guarded by it.
-const okVar = "@skiff_replace_ok"
+// valid; its writes are guarded by it. addVar guards the insertion of
+// links where there are some to insert, linksVar holds how many links the
+// parent had.
+const (
+	okVar    = "@skiff_replace_ok"
+	addVar   = "@skiff_replace_add"
+	linksVar = "@skiff_replace_links"
+)
+
+// uniquePair reports whether the join table links has its unique key on
+// the pair of columns parentCol, childCol, as Skiff's join tables do.
+func uniquePair(links *datastore.Table, parentCol, childCol string) bool {
+	for _, set := range links.UniqueTogether {
+		if len(set) == 2 && slices.Contains(set, parentCol) && slices.Contains(set, childCol) {
+			return true
+		}
+	}
+	return false
+}
 
 // replaceScript is the statements of one Replacement in the multi-statement
 // query of ReplaceCollections, and how to read their results.
@@ -314,13 +331,17 @@ func (s *session) replaceScript(r *datastore.Replacement) (*replaceScript, error
 		if err != nil {
 			return nil, err
 		}
-		sc.members = read(members)
 		lock.Where = nil
 		if st, err = sqlgen.SelectUnion(d, lock, nil, &datastore.Through{Table: j.Table, ParentColumn: j.ParentColumn, ChildColumn: j.ChildColumn, Parents: []any{key}}); err != nil {
 			return nil, err
 		}
 		st.SQL += s.shareNoWait()
 		sc.kids = append(sc.kids, read(st))
+		sc.members = read(members)
+		if len(want) > 0 && uniquePair(links, parentCol, childCol) {
+			// How many links there were, for the insertion's guard.
+			add(sqlgen.Stmt{SQL: "SET " + linksVar + " = FOUND_ROWS()"}, false)
+		}
 	} else {
 		if r.Child.Column(r.Via) == nil {
 			return nil, fmt.Errorf("table %s has no column %q", r.Child.Name, r.Via)
@@ -407,6 +428,14 @@ func (s *session) replaceScript(r *datastore.Replacement) (*replaceScript, error
 			return nil, err
 		}
 		if len(want) > 0 {
+			if uniquePair(links, parentCol, childCol) {
+				// The links left are to wanted children, one each (the
+				// unique key): as many as wanted, and every one is there
+				// already, as when a client sends the same list again;
+				// the insertion is then skipped (the server folds the
+				// variable, a constant to it, into an impossible WHERE).
+				add(sqlgen.Stmt{SQL: fmt.Sprintf("SET %s = %s AND %s - ROW_COUNT() < %d", addVar, okVar, linksVar, len(want))}, false)
+			}
 			add(s.insertLinks(links, parentCol, childCol, r.Child, key, want), false)
 		}
 		return sc, nil
@@ -431,20 +460,19 @@ func (s *session) replaceScript(r *datastore.Replacement) (*replaceScript, error
 // the tables, so it can only skip duplicates); that costs the server what
 // a plain INSERT does, where the general form below, which tests each
 // pair against the join table it writes, cost up to three times more.
+// That form is guarded by addVar, the other by okVar.
 func (s *session) insertLinks(links *datastore.Table, parentCol, childCol string, child *datastore.Table, key any, want []any) sqlgen.Stmt {
 	d := s.db.d
 	var sb strings.Builder
 	args := []any{key}
 	head := " INTO " + d.Ident(links.Name) + " (" + d.Ident(parentCol) + ", " + d.Ident(childCol) + ") SELECT ?, "
-	for _, set := range links.UniqueTogether {
-		if len(set) == 2 && slices.Contains(set, parentCol) && slices.Contains(set, childCol) {
-			pk := d.Ident(child.PrimaryKey)
-			sb.WriteString("INSERT IGNORE" + head + pk + " FROM " + d.Ident(child.Name) + " WHERE " + okVar + " AND " + pk + " IN (")
-			list := strings.TrimSuffix(strings.Repeat("?, ", len(want)), ", ")
-			sb.WriteString(list + ") ORDER BY FIELD(" + pk + ", " + list + ")")
-			args = append(append(args, want...), want...)
-			return sqlgen.Stmt{SQL: sb.String(), Args: args}
-		}
+	if uniquePair(links, parentCol, childCol) {
+		pk := d.Ident(child.PrimaryKey)
+		sb.WriteString("INSERT IGNORE" + head + pk + " FROM " + d.Ident(child.Name) + " WHERE " + addVar + " AND " + pk + " IN (")
+		list := strings.TrimSuffix(strings.Repeat("?, ", len(want)), ", ")
+		sb.WriteString(list + ") ORDER BY FIELD(" + pk + ", " + list + ")")
+		args = append(append(args, want...), want...)
+		return sqlgen.Stmt{SQL: sb.String(), Args: args}
 	}
 	// Strings compare as bytes: the derived table's values have the
 	// connection's collation, the column the table's.

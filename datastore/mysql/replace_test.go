@@ -66,6 +66,35 @@ func TestReplaceUniqueLinks(t *testing.T) {
 	if want := []any{2.0, 4.0, 3.0}; !cmp.Equal(order, want) {
 		t.Errorf("links by key = %v, want %v (kept, then the new ones in the order wanted)", order, want)
 	}
+
+	// The same members again, in another order: nothing changes (the
+	// insertion is skipped), the links stay as they were.
+	err = db.InTx(ctx, func(ctx context.Context, tx datastore.Adapter) error {
+		out, err := tx.(datastore.CollectionReplacer).ReplaceCollections(ctx, []*datastore.Replacement{{
+			Parent: groups, Key: 1.0, Child: kids, Want: []any{int64(3), int64(4), int64(2)},
+			Through: &datastore.Through{Table: links, ParentColumn: "grp", ChildColumn: "kid"},
+		}})
+		if err == nil {
+			got = out[0]
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatalf("ReplaceCollections again = %v", err)
+	}
+	if !got.Applied || len(got.Removed) != 0 || len(got.Added) != 0 {
+		t.Errorf("Replaced again = applied %v, removed %v, added %v; want true, [], []", got.Applied, got.Removed, got.Added)
+	}
+	if rows, err = db.Find(ctx, &datastore.Query{Table: links, Limit: criteria.Unlimited}); err != nil {
+		t.Fatal(err)
+	}
+	var again []any
+	for _, r := range rows {
+		again = append(again, r["id"], r["kid"])
+	}
+	if want := []any{1.0, 2.0, 3.0, 4.0, 4.0, 3.0}; !cmp.Equal(again, want) {
+		t.Errorf("links (key, kid) after the same replace = %v, want %v", again, want)
+	}
 }
 
 // TestReplaceDeadlockRunsAgain has a many-to-many replace, which locks the
