@@ -184,10 +184,16 @@ func (sc *replaceScript) result(res [][]datastore.Record) *datastore.Replaced {
 	done := &datastore.Replaced{}
 	locked := map[string]bool{}
 	for _, k := range sc.kids {
+		if len(sc.kids) == 1 {
+			// One lock: its rows are the children, each once.
+			done.Children = res[k]
+		}
 		for _, c := range res[k] {
 			if key := keyString(c[sc.childKey]); !locked[key] {
 				locked[key] = true
-				done.Children = append(done.Children, c)
+				if len(sc.kids) > 1 {
+					done.Children = append(done.Children, c)
+				}
 			}
 		}
 	}
