@@ -44,20 +44,38 @@ func (m *Model) SerializeOwned(r Record) Record {
 	if m.ToJSON != nil {
 		return m.Serialize(r)
 	}
-	for k, v := range r {
-		switch v.(type) {
-		case Record, []Record, map[string]any, []any:
-		default:
-			continue // not a populated association
+	if m.assocs != nil {
+		// A resolved model: only its associations can hold records.
+		for _, k := range m.assocs {
+			if v, ok := r[k]; ok && nested(v) {
+				if a := m.Attributes[k]; a != nil && a.Assoc != nil && a.Assoc.Target != nil {
+					r[k] = serializeNestedOwned(a.Assoc.Target, v)
+				}
+			}
 		}
-		if a := m.Attributes[k]; a != nil && a.Assoc != nil && a.Assoc.Target != nil {
-			r[k] = serializeNestedOwned(a.Assoc.Target, v)
+	} else {
+		for k, v := range r {
+			if !nested(v) {
+				continue
+			}
+			if a := m.Attributes[k]; a != nil && a.Assoc != nil && a.Assoc.Target != nil {
+				r[k] = serializeNestedOwned(a.Assoc.Target, v)
+			}
 		}
 	}
 	for _, name := range m.Omit {
 		delete(r, name)
 	}
 	return r
+}
+
+// nested reports whether v can be a populated association's value.
+func nested(v any) bool {
+	switch v.(type) {
+	case Record, []Record, map[string]any, []any:
+		return true
+	}
+	return false
 }
 
 // serializeNestedOwned is serializeNested reusing what it is given.
