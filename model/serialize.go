@@ -49,7 +49,7 @@ func (m *Model) SerializeOwned(r Record) Record {
 		for _, k := range m.assocs {
 			if v, ok := r[k]; ok && nested(v) {
 				if a := m.Attributes[k]; a != nil && a.Assoc != nil && a.Assoc.Target != nil {
-					r[k] = serializeNestedOwned(a.Assoc.Target, v)
+					setNestedOwned(r, k, a.Assoc.Target, v)
 				}
 			}
 		}
@@ -59,7 +59,7 @@ func (m *Model) SerializeOwned(r Record) Record {
 				continue
 			}
 			if a := m.Attributes[k]; a != nil && a.Assoc != nil && a.Assoc.Target != nil {
-				r[k] = serializeNestedOwned(a.Assoc.Target, v)
+				setNestedOwned(r, k, a.Assoc.Target, v)
 			}
 		}
 	}
@@ -78,6 +78,25 @@ func nested(v any) bool {
 	return false
 }
 
+// setNestedOwned serialises r[k], the value v of an association to t, and
+// stores the result in r only when it is a new value: a record or list
+// serialised in place stays where it is. Writing a key of a map that holds
+// eight keys (a small map, full) makes the runtime grow it into a table,
+// three allocations, even when the key is there already; and a list put
+// back into an any is boxed again.
+func setNestedOwned(r Record, k string, t *Model, v any) {
+	switch x := v.(type) {
+	case Record:
+		if out := t.SerializeOwned(x); t.ToJSON != nil {
+			r[k] = out // a copy
+		}
+	case []Record, []any:
+		serializeNestedOwned(t, x) // in place
+	default:
+		r[k] = serializeNestedOwned(t, v)
+	}
+}
+
 // serializeNestedOwned is serializeNested reusing what it is given.
 func serializeNestedOwned(t *Model, v any) any {
 	switch x := v.(type) {
@@ -89,14 +108,14 @@ func serializeNestedOwned(t *Model, v any) any {
 		for i, e := range x {
 			x[i] = t.SerializeOwned(e)
 		}
-		return x
+		return v // x itself, without boxing it again
 	case []any:
 		for i, e := range x {
 			if isRecordLike(e) {
 				x[i] = serializeNestedOwned(t, e)
 			}
 		}
-		return x
+		return v
 	}
 	return v
 }
