@@ -168,8 +168,13 @@ func (e *encoder) fields(quoted []string, vals []any) error {
 // outside [1e-6, 1e21). Whole numbers (keys, counts, timestamps) take a
 // shortcut: below 2^53 their shortest form is their integer digits.
 func appendFloat(b []byte, f float64) ([]byte, error) {
-	if f == math.Trunc(f) && math.Abs(f) < 1<<53 && (f != 0 || !math.Signbit(f)) {
-		return strconv.AppendInt(b, int64(f), 10), nil
+	if f > -1<<53 && f < 1<<53 {
+		// Converting to int64 and back keeps f exactly when it is whole
+		// (cheaper than math.Trunc, a call without SSE4.1); -0 must still
+		// go the long way, to "-0".
+		if n := int64(f); float64(n) == f && (n != 0 || !math.Signbit(f)) {
+			return appendInt(b, n), nil
+		}
 	}
 	if math.IsInf(f, 0) || math.IsNaN(f) {
 		_, err := json.Marshal(f)
@@ -193,7 +198,70 @@ func appendFloat(b []byte, f float64) ([]byte, error) {
 	return b, nil
 }
 
+// digitPairs holds "00" to "99", for writing integers two digits at a time.
+const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
+	"8081828384858687888990919293949596979899"
+
+// appendInt is strconv.AppendInt(b, n, 10) for |n| < 2^53, writing into a
+// stack buffer first: keys, counts and millisecond timestamps are most of
+// the numbers Skiff writes, and AppendInt's generality cost a fifth of a
+// record's encoding.
+func appendInt(b []byte, n int64) []byte {
+	var buf [20]byte
+	i := len(buf)
+	u := uint64(n)
+	if n < 0 {
+		u = uint64(-n)
+	}
+	for u >= 100 {
+		q := u / 100
+		r := (u - q*100) * 2
+		i -= 2
+		buf[i], buf[i+1] = digitPairs[r], digitPairs[r+1]
+		u = q
+	}
+	if u >= 10 {
+		i -= 2
+		buf[i], buf[i+1] = digitPairs[u*2], digitPairs[u*2+1]
+	} else {
+		i--
+		buf[i] = byte('0' + u)
+	}
+	if n < 0 {
+		i--
+		buf[i] = '-'
+	}
+	return append(b, buf[i:]...)
+}
+
 const hex = "0123456789abcdef"
+
+// Masks for scanning eight bytes of a string at once (see plainRun).
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// plainRun returns how many leading bytes of s, in whole runs of eight,
+// appendString can copy as they are: ASCII from 0x20 up other than '"' and
+// '\\'. A byte b < 0x20 makes b - 0x20 borrow; a quote or backslash makes
+// its XOR with that character zero, and zero - 1 borrows; a borrow, or a
+// byte at 0x80 or above, sets a high bit. Borrows only travel upwards from
+// a byte that needs escaping, so a run without one is exact.
+func plainRun(s string) int {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		_ = s[i+7]
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		t := (x - 0x20*ones) | (x ^ '"'*ones - ones) | (x ^ '\\'*ones - ones)
+		if (t&^x|x)&highs != 0 {
+			break
+		}
+	}
+	return i
+}
 
 // appendString quotes s as encoding/json does without HTML escaping:
 // control characters, quotes, backslashes, U+2028/U+2029 escaped, invalid
@@ -201,7 +269,7 @@ const hex = "0123456789abcdef"
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
-	for i := 0; i < len(s); {
+	for i := plainRun(s); i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {

@@ -71,3 +71,17 @@ func FuzzAppendFloat(f *testing.F) {
 		}
 	})
 }
+
+func TestAppendFloatWholeNumbers(t *testing.T) {
+	var ns []float64
+	for p := 1.0; p < 1<<53; p *= 10 {
+		ns = append(ns, p-1, p, p+1, -p, -p+1, 2*p, 99*p)
+	}
+	ns = append(ns, 1<<53-1, -(1<<53 - 1), 1<<53, -(1 << 53), 1763938000123, 42, 7)
+	for _, f := range ns {
+		want, _ := json.Marshal(f)
+		if got, err := appendFloat(nil, f); err != nil || string(got) != string(want) {
+			t.Errorf("appendFloat(%v) = %s, %v; want %s", f, got, err, want)
+		}
+	}
+}
