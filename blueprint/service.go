@@ -141,14 +141,28 @@ func (s *Service) find(ctx context.Context, ps *pubsub, m *model.Model, o *Optio
 }
 
 func (s *Service) findOne(ctx context.Context, ps *pubsub, m *model.Model, o *Options) (*Result, error) {
-	pk, err := s.targetPK(m, o.Criteria)
+	where, err := s.targetWhere(m, o.Criteria)
 	if err != nil {
 		return nil, err
 	}
 	// findOne keeps only the key, select and omit (no sort, limit or skip).
-	c, pops, err := s.query(m, map[string]any{
-		"where": map[string]any{m.PrimaryKey: pk}, "select": o.Criteria["select"], "omit": o.Criteria["omit"],
-	}, o.Populates)
+	var c *criteria.Criteria
+	var pops []orm.Populate
+	sel, om := o.Criteria["select"], o.Criteria["omit"]
+	if sel == nil && om == nil {
+		// The usual request: the criteria are the key's comparison,
+		// normalised already, as normalising {where: {pk: key}} again
+		// would give them.
+		c = &criteria.Criteria{Where: where, Limit: criteria.Unlimited}
+		if err := refuseHidden(m, c, model.CodeInvalidCriteria); err != nil {
+			return nil, err
+		}
+		pops, err = s.populates(m, o.Populates, nil)
+	} else {
+		c, pops, err = s.query(m, map[string]any{
+			"where": map[string]any{m.PrimaryKey: where.Value}, "select": sel, "omit": om,
+		}, o.Populates)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -311,6 +325,15 @@ func (s *Service) populate(ctx context.Context, ps *pubsub, m *model.Model, o *O
 // targetPK reads the one primary key a single-record action acts on from
 // criteria.where, coerced to the key's type.
 func (s *Service) targetPK(m *model.Model, c map[string]any) (any, error) {
+	cmp, err := s.targetWhere(m, c)
+	if err != nil {
+		return nil, err
+	}
+	return cmp.Value, nil
+}
+
+// targetWhere is targetPK's normalised comparison of the key with its value.
+func (s *Service) targetWhere(m *model.Model, c map[string]any) (*criteria.Cmp, error) {
 	where, _ := c["where"].(map[string]any)
 	v, ok := where[m.PrimaryKey]
 	if !ok || v == nil {
@@ -321,7 +344,7 @@ func (s *Service) targetPK(m *model.Model, c map[string]any) (any, error) {
 		return nil, err
 	}
 	if cmp, ok := e.(*criteria.Cmp); ok && cmp.Op == criteria.Eq && cmp.Value != nil {
-		return cmp.Value, nil
+		return cmp, nil
 	}
 	return nil, invalidCriteria("This action needs exactly one primary key (`%s`), got %s.", m.PrimaryKey, model.Describe(v))
 }
