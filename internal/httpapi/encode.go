@@ -16,9 +16,74 @@ import (
 // are most of what Skiff writes, and reflection over map[string]any was a
 // fifth of a populated list's CPU time.
 func appendJSON(b []byte, v any) ([]byte, error) {
-	e := encoder{b: b}
+	return appendJSONKnown(b, v, nil)
+}
+
+// appendJSONKnown is appendJSON that also tries the object shapes in known
+// (nil means none) before working one out.
+func appendJSONKnown(b []byte, v any, known *shapes) ([]byte, error) {
+	e := encoder{b: b, known: known}
 	err := e.value(v)
 	return e.b, err
+}
+
+// shapes holds the key sets that the records of an app's models take,
+// sorted and quoted once when the handler is built, so that an answer of a
+// single record (which has no earlier record to take the order from) is
+// written without listing, sorting and quoting its keys. It is read-only
+// once built, and so safe for concurrent use.
+type shapes struct {
+	byLen [maxShape + 1][]shape
+}
+
+// newShapes returns the shapes of the records of models as blueprint
+// answers hold them: every attribute but those customToJSON omits, and the
+// same without the collections (a populated child, or population turned
+// off). Models with a ToJSON function answer what it makes: none is known.
+func newShapes(models []*model.Model) *shapes {
+	s := &shapes{}
+	for _, m := range models {
+		if m.ToJSON != nil {
+			continue
+		}
+		var full, single []string
+		for _, name := range m.Order {
+			a := m.Attributes[name]
+			if a == nil || slices.Contains(m.Omit, name) {
+				continue
+			}
+			full = append(full, name)
+			if !a.IsPlural() {
+				single = append(single, name)
+			}
+		}
+		s.add(full)
+		s.add(single)
+	}
+	return s
+}
+
+// add adds the shape of keys, unless it is known already or too large.
+func (s *shapes) add(keys []string) {
+	if len(keys) == 0 || len(keys) > maxShape {
+		return
+	}
+	keys = slices.Sorted(slices.Values(keys))
+	for _, sh := range s.byLen[len(keys)] {
+		if slices.Equal(sh.keys, keys) {
+			return
+		}
+	}
+	s.byLen[len(keys)] = append(s.byLen[len(keys)], shape{keys: keys, quoted: quoteKeys(keys)})
+}
+
+// quoteKeys returns keys each quoted with its colon, as an object has them.
+func quoteKeys(keys []string) []string {
+	quoted := make([]string, len(keys))
+	for i, k := range keys {
+		quoted[i] = string(append(appendString(nil, k), ':'))
+	}
+	return quoted
 }
 
 // encoder writes one JSON document. It remembers the sorted keys of the
@@ -29,6 +94,7 @@ type encoder struct {
 	b      []byte
 	shapes [4]shape
 	next   int
+	known  *shapes
 }
 
 // shape is the key set of an object: its keys sorted, and once reused each
@@ -102,12 +168,20 @@ func (e *encoder) object(m map[string]any) error {
 				if sh.quoted == nil {
 					// Quoted on the first reuse: an answer of one record
 					// never pays for it.
-					sh.quoted = make([]string, len(sh.keys))
-					for i, k := range sh.keys {
-						sh.quoted[i] = string(append(appendString(nil, k), ':'))
-					}
+					sh.quoted = quoteKeys(sh.keys)
 				}
 				return e.fields(sh.quoted, vals[:len(m)])
+			}
+		}
+		if e.known != nil {
+			for _, sh := range e.known.byLen[len(m)] {
+				if lookupAll(m, sh.keys, vals[:len(m)]) {
+					// Remembered as any other: the shared slices are
+					// never written.
+					e.shapes[e.next] = sh
+					e.next = (e.next + 1) % len(e.shapes)
+					return e.fields(sh.quoted, vals[:len(m)])
+				}
 			}
 		}
 	}

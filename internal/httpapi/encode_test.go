@@ -41,6 +41,20 @@ func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 		if string(got)+"\n" != want.String() {
 			t.Errorf("appendJSON(%#v) = %s, want %s", v, got, want.String())
 		}
+		// Known shapes: some matching the objects above, some of the same
+		// sizes that do not.
+		known := &shapes{}
+		for _, keys := range [][]string{{"id", "name", "owner", "pets"}, {"id", "name", "owner", "zzz"}, {"a", "b"}, {"a", "z"},
+			{"id"}, {"k"}, {"x"}, {"id", "n"}, {"id", "pets", "z"}} {
+			known.add(keys)
+		}
+		got, err = appendJSONKnown(nil, v, known)
+		if err != nil {
+			t.Fatalf("appendJSONKnown(%#v): %v", v, err)
+		}
+		if string(got)+"\n" != want.String() {
+			t.Errorf("appendJSONKnown(%#v) = %s, want %s", v, got, want.String())
+		}
 	}
 }
 
