@@ -230,6 +230,19 @@ func (e *encoder) fields(quoted []string, vals []any) error {
 			e.b = append(e.b, ',')
 		}
 		e.b = append(e.b, k...)
+		// Strings and whole numbers, most of a record, without a call.
+		switch x := vals[i].(type) {
+		case string:
+			e.b = appendString(e.b, x)
+			continue
+		case float64:
+			if x > -1<<53 && x < 1<<53 {
+				if n := int64(x); float64(n) == x && n != 0 {
+					e.b = appendInt(e.b, n)
+					continue
+				}
+			}
+		}
 		if err := e.value(vals[i]); err != nil {
 			return err
 		}
