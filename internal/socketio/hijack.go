@@ -157,7 +157,7 @@ func (w *batchWriter) writeHeld() error {
 // connection takes them without blocking. It stops holding and reports true
 // when all were written; else it keeps holding the rest (Write appends
 // behind it), for release to write from a goroutine that may block.
-func (w *batchWriter) tryWriteLocked(batch []*Packet) (bool, error) {
+func (w *batchWriter) tryWriteLocked(batch []*Packet, rw *rawWriter) (bool, error) {
 	defer w.mu.Unlock()
 	if w.held == nil {
 		w.held = w.pool.Get().(*[]byte)
@@ -171,7 +171,7 @@ func (w *batchWriter) tryWriteLocked(batch []*Packet) (bool, error) {
 		if w.raw == nil {
 			return false, nil
 		}
-		n, err := tryWrite(w.raw, b)
+		n, err := rw.tryWrite(w.raw, b)
 		if err != nil {
 			return false, err
 		}
