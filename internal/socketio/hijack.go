@@ -159,6 +159,19 @@ func (w *batchWriter) writeHeld() error {
 // behind it), for release to write from a goroutine that may block.
 func (w *batchWriter) tryWriteLocked(batch []*Packet, rw *rawWriter) (bool, error) {
 	defer w.mu.Unlock()
+	if w.held == nil && len(batch) == 1 && w.raw != nil {
+		// A lone message (the usual case below saturation) is written
+		// from the shared packet: no buffer to take from the pool and
+		// fill. Only what the connection did not take is held.
+		ws := batch[0].ws
+		n, err := rw.tryWrite(w.raw, ws)
+		if err != nil || n == len(ws) {
+			return err == nil, err
+		}
+		w.held = w.pool.Get().(*[]byte)
+		*w.held = append(*w.held, ws[n:]...)
+		return false, nil
+	}
 	if w.held == nil {
 		w.held = w.pool.Get().(*[]byte)
 	}
