@@ -107,7 +107,8 @@ func writeJSONBuffer(w http.ResponseWriter, status int, v any, buf []byte, tagFo
 			return body
 		}
 	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	// The key is canonical: Set would only canonicalise it again.
+	w.Header()["Content-Type"] = []string{"application/json; charset=utf-8"}
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 	return body
