@@ -1,6 +1,7 @@
 package skiff
 
 import (
+	"io"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -8,9 +9,19 @@ import (
 
 	"github.com/skiffhq/skiff/blueprint"
 	"github.com/skiffhq/skiff/datastore"
+	"github.com/skiffhq/skiff/internal/reqlog"
 	"github.com/skiffhq/skiff/model"
 	"github.com/skiffhq/skiff/settings"
 )
+
+// NewTextLogger returns the logger the skiff command writes text lines
+// with, for Options.Logger: slog.NewTextHandler(w, &slog.HandlerOptions{
+// Level: level}) in all it writes, except that Skiff writes its request
+// log lines itself, in the same bytes, at a tenth of slog's cost for
+// them. (With any other Logger, request lines go through slog.)
+func NewTextLogger(w io.Writer, level slog.Leveler) *slog.Logger {
+	return slog.New(reqlog.NewTextHandler(w, level))
+}
 
 // Options configures an App. The zero value of each field means its
 // documented default.

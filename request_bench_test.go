@@ -18,8 +18,8 @@ import (
 
 // BenchmarkRequest measures one request of each kind bench/compare.sh and
 // bench/floor.sh load, through the handler of the example app on SQLite,
-// with the request log line at info written by slog's text handler (as
-// `skiff serve` writes it, to io.Discard here) and no cookie, as wrk sends
+// with the request log line at info written by the text logger of
+// `skiff serve` (skiff.NewTextLogger, to io.Discard here) and no cookie, as wrk sends
 // them. Its allocations are exact and its instruction count repeatable
 // (bench/instructions.sh runs it under callgrind), so it shows what a change
 // to the request path costs on a busy machine. It uses only the public API,
@@ -75,7 +75,7 @@ func requestBenchApp(b *testing.B) http.Handler {
 		b.Fatal(err)
 	}
 	if os.Getenv("REQUEST_BENCH_LOG") != "off" {
-		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelInfo}))
+		opts.Logger = skiff.NewTextLogger(io.Discard, slog.LevelInfo)
 	}
 	a, err := skiff.New(ctx, *opts)
 	if err != nil {

@@ -200,10 +200,7 @@ func (a *App) serveSockets(h http.Handler) {
 		},
 		Logger: a.log,
 	})
-	mux := http.NewServeMux()
-	mux.Handle("/socket.io/", a.sockets)
-	mux.Handle("/", h)
-	a.handler = mux
+	a.handler = newDispatch(a.sockets, h)
 }
 
 // getCookie answers GET /__getcookie. Its work is done by the session

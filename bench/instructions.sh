@@ -38,6 +38,9 @@ if [ -n "$BASE" ]; then
     if [ ! -d "$work/base/app" ]; then # before LoadApp moved to the app package
       sed -i -e 's/app\.Load(/skiff.LoadApp(/' -e '/"github.com\/skiffhq\/skiff\/app"/d' "$work/base/request_bench_test.go"
     fi
+    if ! grep -q '^func NewTextLogger' "$work/base"/*.go; then # before skiff.NewTextLogger: slog's own
+      sed -i 's/skiff\.NewTextLogger(io\.Discard, slog\.LevelInfo)/slog.New(slog.NewTextHandler(io.Discard, \&slog.HandlerOptions{Level: slog.LevelInfo}))/' "$work/base/request_bench_test.go"
+    fi
   fi
   (cd "$work/base" && go test -c -o "$work/base.test" .)
   sides=(base head)

@@ -141,14 +141,28 @@ func (s *Service) find(ctx context.Context, ps *pubsub, m *model.Model, o *Optio
 }
 
 func (s *Service) findOne(ctx context.Context, ps *pubsub, m *model.Model, o *Options) (*Result, error) {
-	pk, err := s.targetPK(m, o.Criteria)
+	where, err := s.targetWhere(m, o.Criteria)
 	if err != nil {
 		return nil, err
 	}
 	// findOne keeps only the key, select and omit (no sort, limit or skip).
-	c, pops, err := s.query(m, map[string]any{
-		"where": map[string]any{m.PrimaryKey: pk}, "select": o.Criteria["select"], "omit": o.Criteria["omit"],
-	}, o.Populates)
+	var c *criteria.Criteria
+	var pops []orm.Populate
+	sel, om := o.Criteria["select"], o.Criteria["omit"]
+	if sel == nil && om == nil {
+		// The usual request: the criteria are the key's comparison,
+		// normalised already, as normalising {where: {pk: key}} again
+		// would give them.
+		c = &criteria.Criteria{Where: where, Limit: criteria.Unlimited}
+		if err := refuseHidden(m, c, model.CodeInvalidCriteria); err != nil {
+			return nil, err
+		}
+		pops, err = s.populates(m, o.Populates, nil)
+	} else {
+		c, pops, err = s.query(m, map[string]any{
+			"where": map[string]any{m.PrimaryKey: where.Value}, "select": sel, "omit": om,
+		}, o.Populates)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +191,8 @@ func (s *Service) create(ctx context.Context, ps *pubsub, m *model.Model, o *Opt
 		ps.created(m, rec, nil, changes)
 	}
 	// The new record is as stored; only its associations need reading.
-	res, err := s.answer(ctx, m, rec, freshPopulates(m, o.NewRecord, rec, pops))
+	pops, empty := freshPopulates(m, o.NewRecord, pops)
+	res, err := s.answer(ctx, m, rec, pops, empty...)
 	if ps.format == FormatSails {
 		// created carries the answer, as in Sails; the record was created
 		// even if reading the answer failed, and the watchers learn of it.
@@ -216,9 +231,15 @@ func (s *Service) update(ctx context.Context, ps *pubsub, m *model.Model, o *Opt
 }
 
 // answer populates a record just written and serialises it for the client.
-func (s *Service) answer(ctx context.Context, m *model.Model, rec model.Record, pops []orm.Populate) (*Result, error) {
+// The collections in empty answer as empty lists; they are set after the
+// population, since writing any key of a record map that holds eight keys
+// costs three allocations (the runtime grows it into a table).
+func (s *Service) answer(ctx context.Context, m *model.Model, rec model.Record, pops []orm.Populate, empty ...string) (*Result, error) {
 	if err := s.orm.Populate(ctx, m, []model.Record{rec}, pops); err != nil {
 		return nil, err
+	}
+	for _, name := range empty {
+		rec[name] = []model.Record{}
 	}
 	return &Result{Status: http.StatusOK, Body: m.SerializeOwned(rec)}, nil
 }
@@ -304,6 +325,15 @@ func (s *Service) populate(ctx context.Context, ps *pubsub, m *model.Model, o *O
 // targetPK reads the one primary key a single-record action acts on from
 // criteria.where, coerced to the key's type.
 func (s *Service) targetPK(m *model.Model, c map[string]any) (any, error) {
+	cmp, err := s.targetWhere(m, c)
+	if err != nil {
+		return nil, err
+	}
+	return cmp.Value, nil
+}
+
+// targetWhere is targetPK's normalised comparison of the key with its value.
+func (s *Service) targetWhere(m *model.Model, c map[string]any) (*criteria.Cmp, error) {
 	where, _ := c["where"].(map[string]any)
 	v, ok := where[m.PrimaryKey]
 	if !ok || v == nil {
@@ -314,7 +344,7 @@ func (s *Service) targetPK(m *model.Model, c map[string]any) (any, error) {
 		return nil, err
 	}
 	if cmp, ok := e.(*criteria.Cmp); ok && cmp.Op == criteria.Eq && cmp.Value != nil {
-		return cmp.Value, nil
+		return cmp, nil
 	}
 	return nil, invalidCriteria("This action needs exactly one primary key (`%s`), got %s.", m.PrimaryKey, model.Describe(v))
 }
@@ -369,21 +399,22 @@ func notFound() error { return &model.Error{Kind: model.NotFound, Msg: "Not Foun
 // freshPopulates drops the collections a record created with a generated key
 // cannot have members in yet: nothing could point at a key the database had
 // never handed out, since Skiff refuses keys of records that do not exist.
-// Those collections read as empty lists without a query.
-func freshPopulates(m *model.Model, newRecord map[string]any, rec model.Record, pops []orm.Populate) []orm.Populate {
+// Those collections read as empty lists without a query: they are
+// returned in empty.
+func freshPopulates(m *model.Model, newRecord map[string]any, pops []orm.Populate) (kept []orm.Populate, empty []string) {
 	if _, explicit := newRecord[m.PrimaryKey]; explicit || !m.PK().AutoIncrement {
-		return pops
+		return pops, nil
 	}
-	kept := pops[:0:0]
+	kept = pops[:0:0]
 	for _, p := range pops {
 		a := m.Attributes[p.Attr]
 		if _, given := newRecord[p.Attr]; a.IsPlural() && !given {
-			rec[p.Attr] = []model.Record{}
+			empty = append(empty, p.Attr)
 			continue
 		}
 		kept = append(kept, p)
 	}
-	return kept
+	return kept, empty
 }
 
 // changeCollection runs add, remove or replace and answers the parent,

@@ -108,6 +108,12 @@ type Model struct {
 	Source string
 	// Junction is true for implicit join-table models that Skiff generated.
 	Junction bool
+
+	// assocs, set by NewSchema, lists the attributes whose values
+	// SerializeOwned descends into (those with a resolved target), so that
+	// it looks those keys up instead of walking every key of every record.
+	// nil before resolution: SerializeOwned then walks the keys.
+	assocs []string
 }
 
 // Attr returns the attribute named name, or nil.

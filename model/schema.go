@@ -69,7 +69,23 @@ func NewSchema(models []*Model) (*Schema, error) {
 		}
 	}
 	slices.SortFunc(s.junctions, func(a, b *Model) int { return strings.Compare(a.Identity, b.Identity) })
+	for _, m := range s.models {
+		m.listAssocs()
+	}
+	for _, m := range s.junctions {
+		m.listAssocs()
+	}
 	return s, nil
+}
+
+// listAssocs records which attributes of m SerializeOwned descends into.
+func (m *Model) listAssocs() {
+	m.assocs = []string{}
+	for _, name := range m.Order {
+		if a := m.Attributes[name]; a != nil && a.Assoc != nil && a.Assoc.Target != nil {
+			m.assocs = append(m.assocs, name)
+		}
+	}
 }
 
 // Model returns the model (user or junction) with the given identity, or nil.

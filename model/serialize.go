@@ -44,20 +44,57 @@ func (m *Model) SerializeOwned(r Record) Record {
 	if m.ToJSON != nil {
 		return m.Serialize(r)
 	}
-	for k, v := range r {
-		switch v.(type) {
-		case Record, []Record, map[string]any, []any:
-		default:
-			continue // not a populated association
+	if m.assocs != nil {
+		// A resolved model: only its associations can hold records.
+		for _, k := range m.assocs {
+			if v, ok := r[k]; ok && nested(v) {
+				if a := m.Attributes[k]; a != nil && a.Assoc != nil && a.Assoc.Target != nil {
+					setNestedOwned(r, k, a.Assoc.Target, v)
+				}
+			}
 		}
-		if a := m.Attributes[k]; a != nil && a.Assoc != nil && a.Assoc.Target != nil {
-			r[k] = serializeNestedOwned(a.Assoc.Target, v)
+	} else {
+		for k, v := range r {
+			if !nested(v) {
+				continue
+			}
+			if a := m.Attributes[k]; a != nil && a.Assoc != nil && a.Assoc.Target != nil {
+				setNestedOwned(r, k, a.Assoc.Target, v)
+			}
 		}
 	}
 	for _, name := range m.Omit {
 		delete(r, name)
 	}
 	return r
+}
+
+// nested reports whether v can be a populated association's value.
+func nested(v any) bool {
+	switch v.(type) {
+	case Record, []Record, map[string]any, []any:
+		return true
+	}
+	return false
+}
+
+// setNestedOwned serialises r[k], the value v of an association to t, and
+// stores the result in r only when it is a new value: a record or list
+// serialised in place stays where it is. Writing a key of a map that holds
+// eight keys (a small map, full) makes the runtime grow it into a table,
+// three allocations, even when the key is there already; and a list put
+// back into an any is boxed again.
+func setNestedOwned(r Record, k string, t *Model, v any) {
+	switch x := v.(type) {
+	case Record:
+		if out := t.SerializeOwned(x); t.ToJSON != nil {
+			r[k] = out // a copy
+		}
+	case []Record, []any:
+		serializeNestedOwned(t, x) // in place
+	default:
+		r[k] = serializeNestedOwned(t, v)
+	}
 }
 
 // serializeNestedOwned is serializeNested reusing what it is given.
@@ -71,14 +108,14 @@ func serializeNestedOwned(t *Model, v any) any {
 		for i, e := range x {
 			x[i] = t.SerializeOwned(e)
 		}
-		return x
+		return v // x itself, without boxing it again
 	case []any:
 		for i, e := range x {
 			if isRecordLike(e) {
 				x[i] = serializeNestedOwned(t, e)
 			}
 		}
-		return x
+		return v
 	}
 	return v
 }

@@ -301,9 +301,6 @@ func (o *ORM) populate(ctx context.Context, e *entry, recs []model.Record, pops 
 	if err := o.readPlurals(ctx, plurals); err != nil {
 		return fmt.Errorf("populate %s: %w", e.model.Identity, err)
 	}
-	for _, p := range plurals {
-		p.assign(recs)
-	}
 	for _, a := range attrs {
 		if a.Assoc.Kind != model.BelongsTo {
 			continue
@@ -311,6 +308,12 @@ func (o *ORM) populate(ctx context.Context, e *entry, recs []model.Record, pops 
 		if err := o.populateSingular(ctx, a, recs); err != nil {
 			return fmt.Errorf("populate %s.%s: %w", e.model.Identity, a.Name, err)
 		}
+	}
+	// The collections' keys go in last: a record map holding eight keys
+	// grows into a table (three allocations) on any write, even of a key
+	// it has, such as the owner replacing its id.
+	for _, p := range plurals {
+		p.assign(recs)
 	}
 	return nil
 }

@@ -24,6 +24,9 @@ type ORM struct {
 	now     func() time.Time
 	// combine groups concurrent replaces of one collection (see combiner).
 	combine combiner
+	// txKeys holds the context key of each datastore's transaction, made
+	// once: a key built per lookup is boxed, an allocation per query.
+	txKeys map[string]*txKey
 }
 
 // ExtraColumn is the column in which a schemaless model (schema: false)
@@ -38,6 +41,7 @@ type entry struct {
 	table     *datastore.Table
 	store     string
 	adapter   datastore.Adapter
+	txKey     *txKey
 	colToAttr map[string]string
 	// renames lists the columns named differently from their attribute;
 	// copyRows is set when renaming in place could overwrite a value (an
@@ -54,7 +58,10 @@ type rename struct{ col, attr string }
 // New binds schema to stores (datastore name → adapter). Every model's
 // datastore must be present.
 func New(schema *model.Schema, stores map[string]datastore.Adapter) (*ORM, error) {
-	o := &ORM{schema: schema, stores: stores, entries: map[string]*entry{}, now: time.Now}
+	o := &ORM{schema: schema, stores: stores, entries: map[string]*entry{}, now: time.Now, txKeys: map[string]*txKey{}}
+	for name := range stores {
+		o.txKeys[name] = &txKey{name}
+	}
 	all := append(append([]*model.Model{}, schema.Models()...), schema.Junctions()...)
 	for _, m := range all {
 		a, ok := stores[m.Datastore]
@@ -62,7 +69,7 @@ func New(schema *model.Schema, stores map[string]datastore.Adapter) (*ORM, error
 			return nil, fmt.Errorf("model %s: datastore %q is not configured", m.Identity, m.Datastore)
 		}
 		t := tableFor(schema, m)
-		e := &entry{model: m, table: t, store: m.Datastore, adapter: a, colToAttr: map[string]string{}}
+		e := &entry{model: m, table: t, store: m.Datastore, adapter: a, txKey: o.txKeys[m.Datastore], colToAttr: map[string]string{}}
 		for _, name := range m.Order {
 			attr := m.Attributes[name]
 			if !attr.IsPlural() {
@@ -112,26 +119,29 @@ func (o *ORM) Migrate(ctx context.Context) error {
 	return nil
 }
 
+// txKey is the context key under which InTx keeps a datastore's
+// transaction; ORM.txKeys holds the one key of each datastore.
 type txKey struct{ store string }
 
 // InTx runs fn in one transaction on the given datastore. ORM calls made
 // with the ctx fn receives use that transaction; nested calls join it.
 func (o *ORM) InTx(ctx context.Context, store string, fn func(ctx context.Context) error) error {
-	if ctx.Value(txKey{store}) != nil {
-		return fn(ctx)
-	}
 	a, ok := o.stores[store]
 	if !ok {
 		return fmt.Errorf("datastore %q is not configured", store)
 	}
+	key := o.txKeys[store]
+	if ctx.Value(key) != nil {
+		return fn(ctx)
+	}
 	return a.InTx(ctx, func(ctx context.Context, tx datastore.Adapter) error {
-		return fn(context.WithValue(ctx, txKey{store}, tx))
+		return fn(context.WithValue(ctx, key, tx))
 	})
 }
 
 // adapter returns the adapter to use for e: the transaction in ctx, if any.
 func (o *ORM) adapter(ctx context.Context, e *entry) datastore.Adapter {
-	if tx, ok := ctx.Value(txKey{e.store}).(datastore.Adapter); ok {
+	if tx, ok := ctx.Value(e.txKey).(datastore.Adapter); ok {
 		return tx
 	}
 	return e.adapter

@@ -77,7 +77,7 @@ func (o *ORM) replace(ctx context.Context, m *model.Model, alias string, parent 
 	}
 	// The fast path needs a transaction of its own: one it joined may hold
 	// locks already, and waiting for the parent's would break their order.
-	if ctx.Value(txKey{m.Datastore}) == nil {
+	if ctx.Value(o.txKeys[m.Datastore]) == nil {
 		var cs changeSet
 		switch answered, err := o.replaceAtOnce(ctx, &cs, m, a, pk, want, answer); {
 		case errors.Is(err, datastore.ErrLockBusy), errors.Is(err, errNotAtOnce):

@@ -521,7 +521,9 @@ func (h *Hub) targets(rooms []string, omit string) []Conn {
 		}
 		targets := make([]Conn, 0, r.size())
 		r.each(func(m *member) bool {
-			if m.conn.ID() != omit {
+			// Most broadcasts omit nobody (a create over HTTP): then the
+			// socket, cold in cache, is not read for its id.
+			if omit == "" || m.conn.ID() != omit {
 				targets = append(targets, m.conn)
 			}
 			return true
@@ -536,7 +538,7 @@ func (h *Hub) targets(rooms []string, omit string) []Conn {
 			continue
 		}
 		r.each(func(m *member) bool {
-			if !seen[m] && m.conn.ID() != omit {
+			if !seen[m] && (omit == "" || m.conn.ID() != omit) {
 				seen[m] = true
 				targets = append(targets, m.conn)
 			}

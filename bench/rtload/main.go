@@ -145,6 +145,7 @@ type watcher struct {
 	closed   atomic.Bool  // we closed it
 	// Latency samples (latency mode), in µs; read after the watcher stopped.
 	sendLat, createdLat []int32
+	sentAt              []int64 // the send time of each sendLat sample: which create it is
 }
 
 var (
@@ -244,6 +245,7 @@ func (w *watcher) listen(latencyFrom time.Duration) {
 		}
 		w.sendLat = append(w.sendLat, int32((now-time.Duration(sent))/time.Microsecond))
 		w.createdLat = append(w.createdLat, int32(wall.UnixMicro()-createdAt*1000))
+		w.sentAt = append(w.sentAt, sent)
 	}
 }
 
@@ -489,6 +491,7 @@ func runLoad(c config) error {
 			created = append(created, w.createdLat...)
 		}
 		res = append(res, kv{"samples", len(send)})
+		res = append(res, fanOut(ws)...)
 		for _, l := range []struct {
 			name string
 			v    []int32
@@ -507,6 +510,38 @@ func runLoad(c config) error {
 		fmt.Fprintf(os.Stderr, "rtload: %d sockets dropped, %d of %d notifications missing\n", dropped, expected-received, expected)
 	}
 	return nil
+}
+
+// fanOut reports, over the creates, the p50 and p99 of the first watcher's
+// send→receipt (the create request and the fan-out's start) and of the
+// fan-out's spread (last receipt − first), which tell a slow create from a
+// slow fan-out.
+func fanOut(ws []*watcher) []kv {
+	type span struct{ first, last int32 }
+	creates := map[int64]*span{}
+	for _, w := range ws {
+		for i, sent := range w.sentAt {
+			l := w.sendLat[i]
+			s := creates[sent]
+			if s == nil {
+				creates[sent] = &span{l, l}
+				continue
+			}
+			s.first, s.last = min(s.first, l), max(s.last, l)
+		}
+	}
+	var first, spread []int32
+	for _, s := range creates {
+		first = append(first, s.first)
+		spread = append(spread, s.last-s.first)
+	}
+	slices.Sort(first)
+	slices.Sort(spread)
+	ms := func(v []int32, q float64) string { return fmt.Sprintf("%.2f", quantile(v, q)/1000) }
+	return []kv{
+		{"first_p50_ms", ms(first, 0.5)}, {"first_p99_ms", ms(first, 0.99)},
+		{"spread_p50_ms", ms(spread, 0.5)}, {"spread_p99_ms", ms(spread, 0.99)},
+	}
 }
 
 func quantile(v []int32, q float64) float64 {

@@ -155,11 +155,10 @@ func override(environ []string, name, value string) []string {
 
 // newLogger builds the command's logger: lines on w, text or JSON, at level.
 func newLogger(w io.Writer, level slog.Level, format string) *slog.Logger {
-	ho := &slog.HandlerOptions{Level: level}
 	if format == "json" {
-		return slog.New(slog.NewJSONHandler(w, ho))
+		return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
 	}
-	return slog.New(slog.NewTextHandler(w, ho))
+	return skiff.NewTextLogger(w, level)
 }
 
 // printSummary says what the app serves: environment, models, routes,

@@ -50,7 +50,7 @@ func run(ctx context.Context, args, environ []string, stdout, stderr io.Writer) 
 		}
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(stderr, nil))
+	log := skiff.NewTextLogger(stderr, slog.LevelInfo)
 	app, err := newApp(ctx, *dir, *env, environ, log)
 	if err != nil {
 		return err

@@ -100,7 +100,7 @@ func run(ctx context.Context, addr string) error {
 			{Method: "POST", Path: "/announce", Action: "note/announce"},
 			{Method: "GET", Path: "/latest", Action: "note/find"},
 		},
-		Logger: slog.New(slog.NewTextHandler(os.Stderr, nil)),
+		Logger: skiff.NewTextLogger(os.Stderr, slog.LevelInfo),
 	})
 	if err != nil {
 		_ = db.Close()

@@ -75,7 +75,7 @@ func (h *handler) writeBody(w http.ResponseWriter, r *http.Request, status int, 
 	if h.cfg.ETag && wantsETag(r, status) {
 		tagFor = r
 	}
-	*bp = writeJSONBuffer(w, status, v, *bp, tagFor)
+	*bp = writeJSONBuffer(w, status, v, *bp, tagFor, h.shapes)
 	if cap(*bp) <= maxPooledBody {
 		h.bodies.Put(bp)
 	}

@@ -16,9 +16,74 @@ import (
 // are most of what Skiff writes, and reflection over map[string]any was a
 // fifth of a populated list's CPU time.
 func appendJSON(b []byte, v any) ([]byte, error) {
-	e := encoder{b: b}
+	return appendJSONKnown(b, v, nil)
+}
+
+// appendJSONKnown is appendJSON that also tries the object shapes in known
+// (nil means none) before working one out.
+func appendJSONKnown(b []byte, v any, known *shapes) ([]byte, error) {
+	e := encoder{b: b, known: known}
 	err := e.value(v)
 	return e.b, err
+}
+
+// shapes holds the key sets that the records of an app's models take,
+// sorted and quoted once when the handler is built, so that an answer of a
+// single record (which has no earlier record to take the order from) is
+// written without listing, sorting and quoting its keys. It is read-only
+// once built, and so safe for concurrent use.
+type shapes struct {
+	byLen [maxShape + 1][]shape
+}
+
+// newShapes returns the shapes of the records of models as blueprint
+// answers hold them: every attribute but those customToJSON omits, and the
+// same without the collections (a populated child, or population turned
+// off). Models with a ToJSON function answer what it makes: none is known.
+func newShapes(models []*model.Model) *shapes {
+	s := &shapes{}
+	for _, m := range models {
+		if m.ToJSON != nil {
+			continue
+		}
+		var full, single []string
+		for _, name := range m.Order {
+			a := m.Attributes[name]
+			if a == nil || slices.Contains(m.Omit, name) {
+				continue
+			}
+			full = append(full, name)
+			if !a.IsPlural() {
+				single = append(single, name)
+			}
+		}
+		s.add(full)
+		s.add(single)
+	}
+	return s
+}
+
+// add adds the shape of keys, unless it is known already or too large.
+func (s *shapes) add(keys []string) {
+	if len(keys) == 0 || len(keys) > maxShape {
+		return
+	}
+	keys = slices.Sorted(slices.Values(keys))
+	for _, sh := range s.byLen[len(keys)] {
+		if slices.Equal(sh.keys, keys) {
+			return
+		}
+	}
+	s.byLen[len(keys)] = append(s.byLen[len(keys)], shape{keys: keys, quoted: quoteKeys(keys)})
+}
+
+// quoteKeys returns keys each quoted with its colon, as an object has them.
+func quoteKeys(keys []string) []string {
+	quoted := make([]string, len(keys))
+	for i, k := range keys {
+		quoted[i] = string(append(appendString(nil, k), ':'))
+	}
+	return quoted
 }
 
 // encoder writes one JSON document. It remembers the sorted keys of the
@@ -29,6 +94,7 @@ type encoder struct {
 	b      []byte
 	shapes [4]shape
 	next   int
+	known  *shapes
 }
 
 // shape is the key set of an object: its keys sorted, and once reused each
@@ -102,12 +168,20 @@ func (e *encoder) object(m map[string]any) error {
 				if sh.quoted == nil {
 					// Quoted on the first reuse: an answer of one record
 					// never pays for it.
-					sh.quoted = make([]string, len(sh.keys))
-					for i, k := range sh.keys {
-						sh.quoted[i] = string(append(appendString(nil, k), ':'))
-					}
+					sh.quoted = quoteKeys(sh.keys)
 				}
 				return e.fields(sh.quoted, vals[:len(m)])
+			}
+		}
+		if e.known != nil {
+			for _, sh := range e.known.byLen[len(m)] {
+				if lookupAll(m, sh.keys, vals[:len(m)]) {
+					// Remembered as any other: the shared slices are
+					// never written.
+					e.shapes[e.next] = sh
+					e.next = (e.next + 1) % len(e.shapes)
+					return e.fields(sh.quoted, vals[:len(m)])
+				}
 			}
 		}
 	}
@@ -156,6 +230,19 @@ func (e *encoder) fields(quoted []string, vals []any) error {
 			e.b = append(e.b, ',')
 		}
 		e.b = append(e.b, k...)
+		// Strings and whole numbers, most of a record, without a call.
+		switch x := vals[i].(type) {
+		case string:
+			e.b = appendString(e.b, x)
+			continue
+		case float64:
+			if x > -1<<53 && x < 1<<53 {
+				if n := int64(x); float64(n) == x && n != 0 {
+					e.b = appendInt(e.b, n)
+					continue
+				}
+			}
+		}
 		if err := e.value(vals[i]); err != nil {
 			return err
 		}
@@ -168,8 +255,13 @@ func (e *encoder) fields(quoted []string, vals []any) error {
 // outside [1e-6, 1e21). Whole numbers (keys, counts, timestamps) take a
 // shortcut: below 2^53 their shortest form is their integer digits.
 func appendFloat(b []byte, f float64) ([]byte, error) {
-	if f == math.Trunc(f) && math.Abs(f) < 1<<53 && (f != 0 || !math.Signbit(f)) {
-		return strconv.AppendInt(b, int64(f), 10), nil
+	if f > -1<<53 && f < 1<<53 {
+		// Converting to int64 and back keeps f exactly when it is whole
+		// (cheaper than math.Trunc, a call without SSE4.1); -0 must still
+		// go the long way, to "-0".
+		if n := int64(f); float64(n) == f && (n != 0 || !math.Signbit(f)) {
+			return appendInt(b, n), nil
+		}
 	}
 	if math.IsInf(f, 0) || math.IsNaN(f) {
 		_, err := json.Marshal(f)
@@ -193,7 +285,70 @@ func appendFloat(b []byte, f float64) ([]byte, error) {
 	return b, nil
 }
 
+// digitPairs holds "00" to "99", for writing integers two digits at a time.
+const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
+	"8081828384858687888990919293949596979899"
+
+// appendInt is strconv.AppendInt(b, n, 10) for |n| < 2^53, writing into a
+// stack buffer first: keys, counts and millisecond timestamps are most of
+// the numbers Skiff writes, and AppendInt's generality cost a fifth of a
+// record's encoding.
+func appendInt(b []byte, n int64) []byte {
+	var buf [20]byte
+	i := len(buf)
+	u := uint64(n)
+	if n < 0 {
+		u = uint64(-n)
+	}
+	for u >= 100 {
+		q := u / 100
+		r := (u - q*100) * 2
+		i -= 2
+		buf[i], buf[i+1] = digitPairs[r], digitPairs[r+1]
+		u = q
+	}
+	if u >= 10 {
+		i -= 2
+		buf[i], buf[i+1] = digitPairs[u*2], digitPairs[u*2+1]
+	} else {
+		i--
+		buf[i] = byte('0' + u)
+	}
+	if n < 0 {
+		i--
+		buf[i] = '-'
+	}
+	return append(b, buf[i:]...)
+}
+
 const hex = "0123456789abcdef"
+
+// Masks for scanning eight bytes of a string at once (see plainRun).
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// plainRun returns how many leading bytes of s, in whole runs of eight,
+// appendString can copy as they are: ASCII from 0x20 up other than '"' and
+// '\\'. A byte b < 0x20 makes b - 0x20 borrow; a quote or backslash makes
+// its XOR with that character zero, and zero - 1 borrows; a borrow, or a
+// byte at 0x80 or above, sets a high bit. Borrows only travel upwards from
+// a byte that needs escaping, so a run without one is exact.
+func plainRun(s string) int {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		_ = s[i+7]
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		t := (x - 0x20*ones) | (x ^ '"'*ones - ones) | (x ^ '\\'*ones - ones)
+		if (t&^x|x)&highs != 0 {
+			break
+		}
+	}
+	return i
+}
 
 // appendString quotes s as encoding/json does without HTML escaping:
 // control characters, quotes, backslashes, U+2028/U+2029 escaped, invalid
@@ -201,7 +356,7 @@ const hex = "0123456789abcdef"
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
-	for i := 0; i < len(s); {
+	for i := plainRun(s); i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {

@@ -41,6 +41,20 @@ func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 		if string(got)+"\n" != want.String() {
 			t.Errorf("appendJSON(%#v) = %s, want %s", v, got, want.String())
 		}
+		// Known shapes: some matching the objects above, some of the same
+		// sizes that do not.
+		known := &shapes{}
+		for _, keys := range [][]string{{"id", "name", "owner", "pets"}, {"id", "name", "owner", "zzz"}, {"a", "b"}, {"a", "z"},
+			{"id"}, {"k"}, {"x"}, {"id", "n"}, {"id", "pets", "z"}} {
+			known.add(keys)
+		}
+		got, err = appendJSONKnown(nil, v, known)
+		if err != nil {
+			t.Fatalf("appendJSONKnown(%#v): %v", v, err)
+		}
+		if string(got)+"\n" != want.String() {
+			t.Errorf("appendJSONKnown(%#v) = %s, want %s", v, got, want.String())
+		}
 	}
 }
 
@@ -70,4 +84,18 @@ func FuzzAppendFloat(f *testing.F) {
 			t.Fatalf("appendFloat(%v) = %s, %v; want %s, %v", x, got, err, want, wantErr)
 		}
 	})
+}
+
+func TestAppendFloatWholeNumbers(t *testing.T) {
+	var ns []float64
+	for p := 1.0; p < 1<<53; p *= 10 {
+		ns = append(ns, p-1, p, p+1, -p, -p+1, 2*p, 99*p)
+	}
+	ns = append(ns, 1<<53-1, -(1<<53 - 1), 1<<53, -(1 << 53), 1763938000123, 42, 7)
+	for _, f := range ns {
+		want, _ := json.Marshal(f)
+		if got, err := appendFloat(nil, f); err != nil || string(got) != string(want) {
+			t.Errorf("appendFloat(%v) = %s, %v; want %s", f, got, err, want)
+		}
+	}
 }

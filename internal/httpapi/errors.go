@@ -81,18 +81,19 @@ func writeText(w http.ResponseWriter, status int, body string) {
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	writeJSONBuffer(w, status, v, make([]byte, 0, 1024), nil)
+	writeJSONBuffer(w, status, v, make([]byte, 0, 1024), nil, nil)
 }
 
 // writeJSONBuffer is writeJSON encoding into buf, and returns the buffer
 // (grown as needed) for reuse. With tagFor set, the answer carries
 // Express's weak ETag of its body and, when tagFor's validators match it,
 // is 304 Not Modified without a body or Content-Type, as Express's res.send
-// answers.
-func writeJSONBuffer(w http.ResponseWriter, status int, v any, buf []byte, tagFor *http.Request) []byte {
+// answers. known, when not nil, are the object shapes the encoder tries
+// first.
+func writeJSONBuffer(w http.ResponseWriter, status int, v any, buf []byte, tagFor *http.Request, known *shapes) []byte {
 	// Express's res.json does not escape <, > and & either (appendJSON
 	// never does).
-	body, err := appendJSON(buf[:0], v)
+	body, err := appendJSONKnown(buf[:0], v, known)
 	if err != nil {
 		writeText(w, http.StatusInternalServerError, "Internal Server Error")
 		return body
@@ -106,7 +107,8 @@ func writeJSONBuffer(w http.ResponseWriter, status int, v any, buf []byte, tagFo
 			return body
 		}
 	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	// The key is canonical: Set would only canonicalise it again.
+	w.Header()["Content-Type"] = []string{"application/json; charset=utf-8"}
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 	return body

@@ -43,6 +43,11 @@ func wantsETag(r *http.Request, status int) bool {
 // etag, compared weakly (W/"x" and "x" match); and an If-Modified-Since
 // makes it stale, since a JSON answer has no Last-Modified to compare.
 func fresh(h http.Header, etag string) bool {
+	// Most requests are not conditional: two lookups of canonical keys (as
+	// Values would look them up) settle them.
+	if len(h["If-None-Match"]) == 0 && len(h["If-Modified-Since"]) == 0 {
+		return false
+	}
 	var noneMatch string
 	switch v := h.Values("If-None-Match"); len(v) {
 	case 0:

@@ -95,6 +95,8 @@ type handler struct {
 	// populated list is tens of kilobytes, and growing a fresh buffer for
 	// each one was half the bytes such a request allocated.
 	bodies sync.Pool
+	// shapes are the key sets of the models' records, for the encoder.
+	shapes *shapes
 }
 
 // NewHandler builds the HTTP handler of an app: the body limit and
@@ -114,6 +116,7 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	for _, m := range cfg.Models {
 		h.models[m.Identity] = m
 	}
+	h.shapes = newShapes(cfg.Models)
 	var err error
 	if h.cors, err = corsSettings(cfg.CORS); err != nil {
 		return nil, err

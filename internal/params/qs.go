@@ -55,6 +55,9 @@ func (p *pairs) add(k string, v any) {
 // is ignored). The result is never nil. The error is always nil today; it is
 // there so that stricter limits can be reported without an API change.
 func ParseQuery(raw string) (map[string]any, error) {
+	if raw == "" { // most requests: nothing to split or merge
+		return map[string]any{}, nil
+	}
 	o := qsOptions{depth: queryDepth, arrayLimit: queryArrayLimit, parameterLimit: queryParameterLimit}
 	return parseQS(splitPairs(raw, o.parameterLimit), o), nil
 }

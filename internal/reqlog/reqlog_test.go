@@ -149,9 +149,19 @@ func BenchmarkWrap(b *testing.B) {
 	for _, tc := range []struct {
 		name  string
 		level slog.Level
-	}{{"warn", slog.LevelWarn}, {"info", slog.LevelInfo}} {
+		log   *slog.Logger
+	}{
+		{"warn", slog.LevelWarn, nil},
+		{"info", slog.LevelInfo, nil},
+		// The text line through slog's handler, and written by TextHandler.
+		{"info-slogtext", slog.LevelInfo, slog.New(slog.NewTextHandler(io.Discard, nil))},
+		{"info-text", slog.LevelInfo, slog.New(reqlog.NewTextHandler(io.Discard, slog.LevelInfo))},
+	} {
 		b.Run(tc.name, func(b *testing.B) {
-			log := slog.New(slog.NewJSONHandler(io.Discard, &slog.HandlerOptions{Level: tc.level}))
+			log := tc.log
+			if log == nil {
+				log = slog.New(slog.NewJSONHandler(io.Discard, &slog.HandlerOptions{Level: tc.level}))
+			}
 			h := reqlog.New(log, slog.LevelInfo).Wrap(next)
 			req := httptest.NewRequest(http.MethodGet, "/pet", nil)
 			b.ReportAllocs()

@@ -10,7 +10,6 @@
 package router
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -33,8 +32,7 @@ type Route struct {
 	// looks like a file name ("a.b"), as Sails' skipAssets option does.
 	// DefaultSkipAssets gives Sails' default for a route.
 	SkipAssets bool
-	// Options is opaque per-route data for the handler, read back with
-	// Matched.
+	// Options is opaque per-route data, read back with Lookup.
 	Options any
 }
 
@@ -108,21 +106,14 @@ func (r *Router) Add(rt Route) error {
 	return nil
 }
 
-type ctxKey struct{}
-
-// Matched returns the route serving the request whose context is ctx, or nil
-// outside a routed request. The Route is shared: callers must not modify it.
-func Matched(ctx context.Context) *Route {
-	rt, _ := ctx.Value(ctxKey{}).(*Route)
-	return rt
-}
-
 // maxSegs is how many path segments are split without allocating.
 const maxSegs = 16
 
-// ServeHTTP dispatches req to the first matching route, with the route in
-// the context (see Matched) and its path parameters set as path values;
-// requests matching no route go to the notFound handler.
+// ServeHTTP dispatches req to the first matching route, with its path
+// parameters set as path values on req itself, as http.ServeMux sets its
+// wildcards (a copy of the request with a context naming the route cost
+// two allocations per request, for a value nothing read); requests
+// matching no route go to the notFound handler.
 func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	path := req.URL.EscapedPath()
 	if path == "" {
@@ -136,7 +127,6 @@ func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	reqlog.SetRoute(w, e.pattern)
-	req = req.WithContext(context.WithValue(req.Context(), ctxKey{}, &e.route))
 	for _, c := range caps {
 		if c.name == "" {
 			continue

@@ -184,26 +184,27 @@ func TestOrderAndFallthrough(t *testing.T) {
 	}
 }
 
-func TestMatched(t *testing.T) {
+func TestLookupOptions(t *testing.T) {
 	r := router.New(nil)
-	var got *router.Route
-	h := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) { got = router.Matched(req.Context()) })
+	var id string
+	h := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) { id = req.PathValue("id") })
 	opts := map[string]any{"model": "user"}
 	if err := r.Add(router.Route{Method: "get", Path: "/user/:id", Handler: h, Options: opts}); err != nil {
 		t.Fatal(err)
 	}
 	r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/user/1", nil))
+	if id != "1" {
+		t.Errorf("PathValue(id) = %q, want 1", id)
+	}
+	got := r.Lookup("GET", "/user/1")
 	if got == nil {
-		t.Fatal("Matched() = nil inside the handler")
+		t.Fatal("Lookup() = nil")
 	}
 	if got.Method != "GET" || got.Path != "/user/:id" {
-		t.Errorf("Matched() = %s %s, want GET /user/:id", got.Method, got.Path)
+		t.Errorf("Lookup() = %s %s, want GET /user/:id", got.Method, got.Path)
 	}
 	if o, _ := got.Options.(map[string]any); o["model"] != "user" {
-		t.Errorf("Matched().Options = %v, want %v", got.Options, opts)
-	}
-	if m := router.Matched(t.Context()); m != nil {
-		t.Errorf("Matched(plain context) = %v, want nil", m)
+		t.Errorf("Lookup().Options = %v, want %v", got.Options, opts)
 	}
 }
 

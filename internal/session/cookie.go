@@ -31,12 +31,23 @@ func Unsign(value, secret string) (string, bool) { return newSigner(secret).unsi
 // states for reuse: keying one costs about as much as signing a token, and
 // with first-visit cookies every cookie-less request signs one.
 type signer struct {
-	macs sync.Pool // of hash.Hash keyed with the secret
+	macs sync.Pool // of *macState
+}
+
+// macState is an HMAC keyed with the secret, with the buffers its
+// interface methods are handed: a token or a sum passed to them from the
+// stack would escape to the heap on every call.
+type macState struct {
+	mac hash.Hash
+	in  []byte
+	sum [sha256.Size]byte
 }
 
 func newSigner(secret string) *signer {
 	s := &signer{}
-	s.macs.New = func() any { return hmac.New(sha256.New, []byte(secret)) }
+	s.macs.New = func() any {
+		return &macState{mac: hmac.New(sha256.New, []byte(secret)), in: make([]byte, 0, 64)}
+	}
 	return s
 }
 
@@ -49,25 +60,36 @@ var uriSafe = func() (t [256]bool) {
 	return t
 }()
 
+// sigLen is the length of a signature in base64: 32 bytes, unpadded.
+const sigLen = 43
+
 // appendSignature appends the unpadded standard base64 of
 // HMAC-SHA256(token) to dst.
-func (s *signer) appendSignature(dst []byte, token string) []byte {
-	mac := s.macs.Get().(hash.Hash)
-	mac.Reset()
-	mac.Write([]byte(token))
-	var sum [sha256.Size]byte
-	out := mac.Sum(sum[:0])
-	s.macs.Put(mac)
-	return base64.RawStdEncoding.AppendEncode(dst, out)
+func appendSignature[T string | []byte](s *signer, dst []byte, token T) []byte {
+	st := s.macs.Get().(*macState)
+	st.mac.Reset()
+	st.in = append(st.in[:0], token...)
+	st.mac.Write(st.in)
+	out := st.mac.Sum(st.sum[:0])
+	dst = base64.RawStdEncoding.AppendEncode(dst, out)
+	if cap(st.in) <= maxCookieLen {
+		s.macs.Put(st)
+	}
+	return dst
 }
 
-func (s *signer) sign(token string) string {
-	var sig [64]byte
-	b := make([]byte, 0, len("s%3A.")+len(token)*3+len(sig)*3)
+// appendSigned appends the cookie value Sign gives token to b.
+func appendSigned[T string | []byte](s *signer, b []byte, token T) []byte {
+	var sig [sigLen]byte
 	b = append(b, "s%3A"...)
 	b = appendURIComponent(b, token)
 	b = append(b, '.')
-	return string(appendURIComponent(b, string(s.appendSignature(sig[:0], token))))
+	return appendURIComponent(b, appendSignature(s, sig[:0], token))
+}
+
+func (s *signer) sign(token string) string {
+	var buf [128]byte
+	return string(appendSigned(s, buf[:0], token))
 }
 
 func (s *signer) unsign(value string) (string, bool) {
@@ -87,8 +109,12 @@ func (s *signer) unsign(value string) (string, bool) {
 		return "", false
 	}
 	token, sig := rest[:dot], rest[dot+1:]
-	var want [64]byte
-	if !hmac.Equal([]byte(sig), s.appendSignature(want[:0], token)) {
+	if len(sig) != sigLen {
+		return "", false
+	}
+	var want, got [sigLen]byte
+	copy(got[:], sig)
+	if !hmac.Equal(got[:], appendSignature(s, want[:0], token)) {
 		return "", false
 	}
 	return token, true
@@ -96,15 +122,17 @@ func (s *signer) unsign(value string) (string, bool) {
 
 // appendURIComponent appends s escaped as JavaScript's encodeURIComponent
 // does: everything but A-Z a-z 0-9 - _ . ! ~ * ' ( ) is percent-encoded as
-// UTF-8.
-func appendURIComponent(b []byte, s string) []byte {
+// UTF-8. Runs of safe bytes are copied whole: a token (URL-safe base64) is
+// one run.
+func appendURIComponent[T string | []byte](b []byte, s T) []byte {
 	const hex = "0123456789ABCDEF"
+	start := 0
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; uriSafe[c] {
-			b = append(b, c)
-		} else {
+		if c := s[i]; !uriSafe[c] {
+			b = append(b, s[start:i]...)
 			b = append(b, '%', hex[c>>4], hex[c&15])
+			start = i + 1
 		}
 	}
-	return b
+	return append(b, s[start:]...)
 }

@@ -70,6 +70,10 @@ type Manager struct {
 	// browser session ("; Path=/; HttpOnly"), written once: every
 	// cookie-less request gets one.
 	sessionCookieAttrs string
+	// varyCookie and noCacheCookie are the Vary and Cache-Control values
+	// of a response setting the cookie, shared by the responses that have
+	// no other (capacity 1: an append copies).
+	varyCookie, noCacheCookie []string
 }
 
 // New returns a Manager for cfg. It fails when the secret or the store is
@@ -120,6 +124,8 @@ func New(cfg Config) (*Manager, error) {
 		HttpOnly: c.HttpOnly, SameSite: c.SameSite, Partitioned: c.Partitioned,
 	}).String()
 	m.sessionCookieAttrs = strings.TrimPrefix(attrs, "x=x")
+	m.varyCookie = []string{"Cookie"}[:1:1]
+	m.noCacheCookie = []string{`no-cache="Set-Cookie"`}[:1:1]
 	if m.disabled == nil {
 		m.disabled = AssetLike
 	}
@@ -155,9 +161,21 @@ type Session struct {
 
 // lazyLoad is what a Session without a cookie loads on first use.
 type lazyLoad struct {
-	base  context.Context
-	token string
+	base context.Context
+	// raw is the token made for the session when fresh is set (as text:
+	// the string is made only if the session is loaded); without it the
+	// session loads under scs' own new token.
+	raw   [tokenLen]byte
+	fresh bool
 	state loadState
+}
+
+// token returns the token a lazy session loads under.
+func (l *lazyLoad) token() string {
+	if !l.fresh {
+		return ""
+	}
+	return string(l.raw[:])
 }
 
 // data returns the context holding the session's data, loading it first
@@ -173,7 +191,7 @@ func (s *Session) data() context.Context {
 	defer s.mu.Unlock()
 	if s.ctx == nil {
 		l := s.lazy
-		ctx, err := s.sm.Load(context.WithValue(l.base, loadKey{}, &l.state), l.token)
+		ctx, err := s.sm.Load(context.WithValue(l.base, loadKey{}, &l.state), l.token())
 		if err != nil {
 			ctx, _ = s.sm.Load(l.base, "")
 		}
@@ -253,16 +271,22 @@ func (m *Manager) Handler(next http.Handler) http.Handler {
 			return
 		}
 		ctx, token := r.Context(), m.token(r)
-		var sess *Session
+		// The session, its writer and a lazy session's token come in one
+		// allocation.
+		rs := &request{}
+		sess := &rs.sess
+		sess.sm = m.sm
 		fresh := false
 		if token == "" {
 			// No cookie names a session: there is nothing to read from the
 			// store, and the empty session is loaded only if used.
-			l := &lazyLoad{base: ctx}
+			l := &rs.lazy
+			l.base = ctx
 			if m.saveUninitialized {
-				l.token, l.state.mode, fresh = newToken(), loadFresh, true
+				newTokenInto(&l.raw)
+				l.fresh, l.state.mode, fresh = true, loadFresh, true
 			}
-			sess = &Session{sm: m.sm, lazy: l}
+			sess.lazy = l
 		} else {
 			st := &loadState{}
 			if m.saveUninitialized {
@@ -280,11 +304,13 @@ func (m *Manager) Handler(next http.Handler) http.Handler {
 				m.onError(w, r, fmt.Errorf("load session: %w", err))
 				return
 			}
-			sess = &Session{sm: m.sm, ctx: loaded}
+			sess.ctx = loaded
 			ctx = loaded
 		}
-		r = r.WithContext(context.WithValue(ctx, ctxKey{}, sess))
-		sw := &writer{ResponseWriter: w, m: m, r: r, s: sess, fresh: fresh}
+		rs.ctx = sessionCtx{Context: ctx, s: sess}
+		r = r.WithContext(&rs.ctx)
+		sw := &rs.w
+		sw.ResponseWriter, sw.m, sw.r, sw.s, sw.fresh = w, m, r, sess, fresh
 		next.ServeHTTP(sw, r)
 		sw.save()
 	})
@@ -304,6 +330,31 @@ func (m *Manager) token(r *http.Request) string {
 	return t
 }
 
+// request is what Handler allocates per request.
+type request struct {
+	sess Session
+	lazy lazyLoad
+	w    writer
+	ctx  sessionCtx
+}
+
+// sessionCtx is the request's context with its session, as
+// context.WithValue(ctx, ctxKey{}, s) would give it, without an
+// allocation of its own. The context package handles such a context as
+// any other: it asks Value and Done for the cancellation it inherits.
+type sessionCtx struct {
+	context.Context
+	s *Session
+}
+
+// Value returns the session for ctxKey, and asks the parent otherwise.
+func (c *sessionCtx) Value(key any) any {
+	if _, ok := key.(ctxKey); ok {
+		return c.s
+	}
+	return c.Context.Value(key)
+}
+
 // writer saves the session as the response starts, so that its cookie can
 // still be set.
 type writer struct {
@@ -314,6 +365,9 @@ type writer struct {
 	saved  bool
 	failed bool // saving failed and an error response was written instead
 	fresh  bool // the session is new, and its cookie is due even unmodified
+	// setCookie backs the Set-Cookie header's values when the response
+	// has no other.
+	setCookie [1]string
 }
 
 func (sw *writer) save() {
@@ -324,7 +378,11 @@ func (sw *writer) save() {
 	if !sw.s.loaded() {
 		// Never used: unmodified, under the token made for it.
 		if sw.fresh {
-			sw.setCookie(sw.m.signer.sign(sw.s.lazy.token), time.Now().Add(sw.m.sm.Lifetime), false)
+			var expiry time.Time // only a persistent cookie says when
+			if sw.m.sm.Cookie.Persist {
+				expiry = time.Now().Add(sw.m.sm.Lifetime)
+			}
+			sw.addCookie(cookieLine(sw.m, sw.s.lazy.raw[:], expiry))
 		}
 		return
 	}
@@ -337,40 +395,64 @@ func (sw *writer) save() {
 			sw.m.onError(sw.ResponseWriter, sw.r, fmt.Errorf("save session: %w", err))
 			return
 		}
-		sw.setCookie(sw.m.signer.sign(token), expiry, false)
+		sw.addCookie(cookieLine(sw.m, token, expiry))
 	case scs.Destroyed:
-		sw.setCookie("", time.Unix(1, 0), true)
+		c := sw.m.sm.Cookie
+		sw.addCookie((&http.Cookie{
+			Name: c.Name, Path: c.Path, Domain: c.Domain, Secure: c.Secure,
+			HttpOnly: c.HttpOnly, SameSite: c.SameSite, Partitioned: c.Partitioned,
+			Expires: time.Unix(1, 0), MaxAge: -1,
+		}).String())
 	case scs.Unmodified:
 		if sw.fresh {
-			sw.setCookie(sw.m.signer.sign(sw.m.sm.Token(ctx)), sw.m.sm.Deadline(ctx), false)
+			sw.addCookie(cookieLine(sw.m, sw.m.sm.Token(ctx), sw.m.sm.Deadline(ctx)))
 		}
 	}
 }
 
-func (sw *writer) setCookie(value string, expiry time.Time, expire bool) {
-	c := sw.m.sm.Cookie
-	var cookie string
-	if !expire && !c.Persist {
-		cookie = c.Name + "=" + value + sw.m.sessionCookieAttrs
-	} else {
-		ck := &http.Cookie{
-			Name: c.Name, Value: value, Path: c.Path, Domain: c.Domain, Secure: c.Secure,
+// cookieLine returns the Set-Cookie line naming the session token, which
+// expires at expiry: a cookie for the browser session (built in one
+// allocation: every cookie-less request gets one) unless the cookie
+// persists.
+func cookieLine[T string | []byte](m *Manager, token T, expiry time.Time) string {
+	c := m.sm.Cookie
+	if c.Persist {
+		return (&http.Cookie{
+			Name: c.Name, Value: m.signer.sign(string(token)), Path: c.Path, Domain: c.Domain, Secure: c.Secure,
 			HttpOnly: c.HttpOnly, SameSite: c.SameSite, Partitioned: c.Partitioned,
-		}
-		if expire {
-			ck.Expires = expiry
-			ck.MaxAge = -1
-		} else {
-			ck.Expires = expiry.UTC().Round(time.Second)
-			ck.MaxAge = max(1, int(time.Until(expiry).Round(time.Second).Seconds()))
-		}
-		cookie = ck.String()
+			Expires: expiry.UTC().Round(time.Second),
+			MaxAge:  max(1, int(time.Until(expiry).Round(time.Second).Seconds())),
+		}).String()
 	}
-	// The keys are written canonical, sparing Header.Add its canonicalising.
+	var buf [256]byte
+	b := append(buf[:0], c.Name...)
+	b = append(b, '=')
+	b = appendSigned(m.signer, b, token)
+	return string(append(b, m.sessionCookieAttrs...))
+}
+
+// addCookie adds the Set-Cookie line cookie to the response, with the
+// Vary and Cache-Control values express-session adds. The keys are written
+// canonical, sparing Header.Add its canonicalising, and a header the
+// response does not have yet takes a prepared value.
+func (sw *writer) addCookie(cookie string) {
 	h := sw.Header()
-	h["Set-Cookie"] = append(h["Set-Cookie"], cookie)
-	h["Vary"] = append(h["Vary"], "Cookie")
-	h["Cache-Control"] = append(h["Cache-Control"], `no-cache="Set-Cookie"`)
+	if v := h["Set-Cookie"]; v != nil {
+		h["Set-Cookie"] = append(v, cookie)
+	} else {
+		sw.setCookie[0] = cookie
+		h["Set-Cookie"] = sw.setCookie[:1:1]
+	}
+	if v := h["Vary"]; v != nil {
+		h["Vary"] = append(v, "Cookie")
+	} else {
+		h["Vary"] = sw.m.varyCookie
+	}
+	if v := h["Cache-Control"]; v != nil {
+		h["Cache-Control"] = append(v, `no-cache="Set-Cookie"`)
+	} else {
+		h["Cache-Control"] = sw.m.noCacheCookie
+	}
 }
 
 func (sw *writer) WriteHeader(status int) {

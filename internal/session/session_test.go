@@ -534,3 +534,52 @@ func TestSameSiteDefaultsToLax(t *testing.T) {
 		}
 	}
 }
+
+// TestHandlerContext checks the context a cookie-less request's handler
+// gets: the session, the parent's values, and the parent's cancellation,
+// which a context derived from it inherits.
+func TestHandlerContext(t *testing.T) {
+	m, err := session.New(session.Config{Session: settings.Session{Secret: "s3cret", Store: session.NewMemoryStore(), SaveUninitialized: new(true)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type key struct{}
+	parent, cancel := context.WithCancel(context.WithValue(context.Background(), key{}, "v"))
+	var child context.Context
+	var cancelChild context.CancelFunc
+	h := m.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if session.FromContext(r.Context()) == nil {
+			t.Error("no session in the handler's context")
+		}
+		if got := r.Context().Value(key{}); got != "v" {
+			t.Errorf("parent's value = %v", got)
+		}
+		child, cancelChild = context.WithCancel(r.Context())
+	}))
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil).WithContext(parent))
+	cancel()
+	select {
+	case <-child.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("a context derived from the handler's was not cancelled with the request's")
+	}
+	cancelChild()
+}
+
+// BenchmarkHandlerFirstVisit measures the session layer on a request
+// without a cookie whose handler leaves the session alone: the first-visit
+// cookie is made, signed and set.
+func BenchmarkHandlerFirstVisit(b *testing.B) {
+	m, err := session.New(session.Config{Session: settings.Session{Secret: "s3cret", Store: session.NewMemoryStore(), SaveUninitialized: new(true)}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := m.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) }))
+	req := httptest.NewRequest(http.MethodGet, "/pet/1", nil)
+	w := httptest.NewRecorder()
+	b.ReportAllocs()
+	for b.Loop() {
+		clear(w.HeaderMap)
+		h.ServeHTTP(w, req)
+	}
+}

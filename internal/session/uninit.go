@@ -136,12 +136,23 @@ func (c uninitCodec) Decode(b []byte) (time.Time, map[string]any, error) {
 	return c.Codec.Decode(b)
 }
 
+// tokenLen is the length of a session token: 32 random bytes in unpadded
+// base64.
+const tokenLen = 43
+
 // newToken returns a random session token, as scs makes them (32 bytes,
 // URL-safe base64).
 func newToken() string {
+	var t [tokenLen]byte
+	newTokenInto(&t)
+	return string(t[:])
+}
+
+// newTokenInto writes a new token to t.
+func newTokenInto(t *[tokenLen]byte) {
 	var b [32]byte
 	_, _ = rand.Read(b[:]) // never fails (crypto/rand.Read panics instead)
-	return base64.RawURLEncoding.EncodeToString(b[:])
+	base64.RawURLEncoding.Encode(t[:], b[:])
 }
 
 // SocketCookie returns the Cookie header the virtual requests of the

@@ -51,6 +51,7 @@ func (f *flusher) run() {
 	// this flusher queues to all its recipients meanwhile.
 	runtime.Gosched()
 	batch := make([]*Socket, 0, flushChunk)
+	w := newRawWriter()
 	for {
 		f.mu.Lock()
 		n := min(len(f.dirty), flushChunk)
@@ -68,7 +69,7 @@ func (f *flusher) run() {
 		f.dirty = f.dirty[:rest]
 		f.mu.Unlock()
 		for _, s := range batch {
-			s.flush()
+			s.flush(w)
 		}
 		clear(batch)
 	}

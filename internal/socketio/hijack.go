@@ -157,8 +157,21 @@ func (w *batchWriter) writeHeld() error {
 // connection takes them without blocking. It stops holding and reports true
 // when all were written; else it keeps holding the rest (Write appends
 // behind it), for release to write from a goroutine that may block.
-func (w *batchWriter) tryWriteLocked(batch []*Packet) (bool, error) {
+func (w *batchWriter) tryWriteLocked(batch []*Packet, rw *rawWriter) (bool, error) {
 	defer w.mu.Unlock()
+	if w.held == nil && len(batch) == 1 && w.raw != nil {
+		// A lone message (the usual case below saturation) is written
+		// from the shared packet: no buffer to take from the pool and
+		// fill. Only what the connection did not take is held.
+		ws := batch[0].ws
+		n, err := rw.tryWrite(w.raw, ws)
+		if err != nil || n == len(ws) {
+			return err == nil, err
+		}
+		w.held = w.pool.Get().(*[]byte)
+		*w.held = append(*w.held, ws[n:]...)
+		return false, nil
+	}
 	if w.held == nil {
 		w.held = w.pool.Get().(*[]byte)
 	}
@@ -171,7 +184,7 @@ func (w *batchWriter) tryWriteLocked(batch []*Packet) (bool, error) {
 		if w.raw == nil {
 			return false, nil
 		}
-		n, err := tryWrite(w.raw, b)
+		n, err := rw.tryWrite(w.raw, b)
 		if err != nil {
 			return false, err
 		}

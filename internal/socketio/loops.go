@@ -16,7 +16,8 @@ const maxSpare = 16
 // takes it without blocking. A socket that is closing, whose write would
 // block or whose batch is too large to hold goes to a writer goroutine of
 // its own; one with more queued meanwhile goes back to the dirty list.
-func (s *Socket) flush() {
+// w is the flusher's.
+func (s *Socket) flush(w *rawWriter) {
 	s.mu.Lock()
 	batch := s.queue
 	// The batchWriter is busy only when the library's reader goroutine is
@@ -29,7 +30,7 @@ func (s *Socket) flush() {
 	}
 	s.queue = nil
 	s.mu.Unlock()
-	done, err := s.out.tryWriteLocked(batch)
+	done, err := s.out.tryWriteLocked(batch, w)
 	if err != nil {
 		s.closeWith(ReasonTransportError, closeAbort, 0)
 	}

@@ -11,6 +11,11 @@ import (
 // so every batch goes to the socket's writer goroutine.
 const canTryWrite = false
 
-func tryWrite(syscall.RawConn, []byte) (int, error) {
+// rawWriter would make non-blocking writes; here it cannot.
+type rawWriter struct{}
+
+func newRawWriter() *rawWriter { return &rawWriter{} }
+
+func (*rawWriter) tryWrite(syscall.RawConn, []byte) (int, error) {
 	return 0, errors.New("non-blocking write not supported")
 }

@@ -1,0 +1,99 @@
+//go:build unix
+
+package socketio
+
+import (
+	"bytes"
+	"io"
+	"net"
+	"sync"
+	"syscall"
+	"testing"
+)
+
+// BenchmarkTryWrite is the write of one delivery when nothing coalesces
+// (a socket hears of a create every 50 ms), as a flusher makes it: a batch
+// of one 120-byte packet written by batchWriter.tryWriteLocked on a
+// loopback TCP connection, whose peer drains it. Most of its
+// time is the kernel's; run it under callgrind (which counts only the
+// process's own instructions) to compare the Go side of two builds.
+func BenchmarkTryWrite(b *testing.B) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ln.Close()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer client.Close()
+	server, err := ln.Accept()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer server.Close()
+	craw, err := client.(syscall.Conn).SyscallConn()
+	if err != nil {
+		b.Fatal(err)
+	}
+	pool := &sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
+	out := newBatchWriter(server, pool)
+	batch := []*Packet{newPacket(make([]byte, 118))}
+	buf := make([]byte, 4096)
+	w := newRawWriter()
+	read := func(fd uintptr) { syscall.Read(int(fd), buf) }
+	b.ReportAllocs()
+	for b.Loop() {
+		out.mu.Lock()
+		if done, err := out.tryWriteLocked(batch, w); !done || err != nil {
+			b.Fatalf("tryWriteLocked = %v, %v", done, err)
+		}
+		// Loopback delivers within the write: the bytes are there to read.
+		craw.Control(read)
+	}
+}
+
+// TestLonePacketPartialWrite: a lone packet the connection does not take
+// at once is written from the packet itself, and the rest is held and
+// written by release, in order.
+func TestLonePacketPartialWrite(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	server, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Close()
+	pool := &sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
+	out := newBatchWriter(server, pool)
+	frame := make([]byte, 16<<20) // far beyond the loopback socket buffers
+	for i := range frame {
+		frame[i] = byte(i % 251)
+	}
+	p := newPacket(frame)
+	out.mu.Lock()
+	done, err := out.tryWriteLocked([]*Packet{p}, newRawWriter())
+	if err != nil || done {
+		t.Fatalf("tryWriteLocked(16 MiB) = %v, %v, want a partial write", done, err)
+	}
+	got := make(chan []byte)
+	go func() {
+		b, _ := io.ReadAll(io.LimitReader(client, int64(len(p.ws))))
+		got <- b
+	}()
+	if err := out.release(); err != nil {
+		t.Fatalf("release: %v", err)
+	}
+	if b := <-got; !bytes.Equal(b, p.ws) {
+		t.Errorf("read %d bytes, not the packet's %d in order", len(b), len(p.ws))
+	}
+}
