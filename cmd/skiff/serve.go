@@ -78,6 +78,8 @@ func serve(ctx context.Context, args []string, environ []string, stdout, stderr 
 	if adminLn != nil {
 		adm = newAdmin(adminLn)
 		opts.Observer = adm.metrics
+	} else {
+		stopHeapSampling()
 	}
 	return serveOn(ctx, ln, adm, opts, stdout)
 }
@@ -118,6 +120,10 @@ func serveOn(ctx context.Context, ln net.Listener, adm *admin, opts *skiff.Optio
 		return err
 	}
 	defer app.Close()
+	// Everything done only to start is done: its code need not stay mapped.
+	if err := releaseStartPages(); err != nil {
+		opts.Logger.Warn("start pages kept", "err", err)
+	}
 	fmt.Fprintf(stdout, "skiff %s listening on http://%s\n", versionString(), ln.Addr())
 	printSummary(stdout, app)
 	if adm != nil {

@@ -64,7 +64,14 @@ func Open(ctx context.Context, cfg datastore.Config) (*DB, error) {
 	}
 	// _dqs=0: an unknown "column" must be an error, not a string literal.
 	common := "_busy_timeout=10000&_foreign_keys=0&_synchronous=NORMAL&_dqs=0"
-	write, err := sql.Open("sqlite", name+"_journal_mode=WAL&_txlock=immediate&"+common)
+	// cache_size: the write connection's page cache is capped at 512 KiB
+	// instead of SQLite's 2000 KiB. Its pages are never invalidated (it is
+	// the only writer), so by default it keeps every page it wrote until
+	// 2 MB are held, though most (a growing table's filled leaves) are not
+	// wanted again, and the file is in the OS page cache anyway. Under the
+	// floor's inserts (bench/floor.sh, 30,000 pets) it left 3.3 pread calls
+	// per insert unchanged and 2-3 MiB less resident memory.
+	write, err := sql.Open("sqlite", name+"_journal_mode=WAL&_txlock=immediate&_pragma=cache_size(-512)&"+common)
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite %s: %w", name, err)
 	}
