@@ -21,7 +21,7 @@ type sqliteStore struct {
 func openSQLite(ctx context.Context, path string) (*sqliteStore, error) {
 	name := "file:" + path + "?"
 	common := "_busy_timeout=10000&_foreign_keys=0&_synchronous=NORMAL&_dqs=0"
-	write, err := sql.Open("sqlite", name+"_journal_mode=WAL&_txlock=immediate&"+common)
+	write, err := sql.Open("sqlite", name+"_journal_mode=WAL&_txlock=immediate&_pragma=cache_size(-512)&"+common)
 	if err != nil {
 		return nil, err
 	}

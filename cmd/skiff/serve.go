@@ -120,10 +120,6 @@ func serveOn(ctx context.Context, ln net.Listener, adm *admin, opts *skiff.Optio
 		return err
 	}
 	defer app.Close()
-	// Everything done only to start is done: its code need not stay mapped.
-	if err := releaseStartPages(); err != nil {
-		opts.Logger.Warn("start pages kept", "err", err)
-	}
 	fmt.Fprintf(stdout, "skiff %s listening on http://%s\n", versionString(), ln.Addr())
 	printSummary(stdout, app)
 	if adm != nil {
