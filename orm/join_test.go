@@ -236,45 +236,58 @@ func (c *countingDB) FindJoined(ctx context.Context, q *datastore.Query, joins [
 }
 
 // TestPopulateSingularOneQuery checks that a record with its singular
-// associations populated costs one query on SQLite, and a page of them one
-// query per association pointing somewhere: in process, a second query
-// costs less than reading each associated row once per record.
+// associations populated costs one query, and a page of them one query
+// more for all of them, in process (SQLite) and where a query costs a
+// round trip (an adapter that batches reads): reading each associated row
+// once per record cost more than the second query. Records of one owner
+// share its record.
 func TestPopulateSingularOneQuery(t *testing.T) {
-	db, err := sqlite.Open(t.Context(), datastore.Config{Name: "default", URL: ":memory:"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	models := joinModels(t)
-	c := &countingDB{DB: db}
-	o := migrated(t, c, models...)
-	m := map[string]*model.Model{}
-	for _, x := range models {
-		m[x.Identity] = x
-	}
-	ann := mustCreate(t, o, m["owner"], map[string]any{"name": "Ann"})
-	for range 3 {
-		mustCreate(t, o, m["pet"], map[string]any{"name": "p", "owner": ann["id"]})
-	}
-	pops := []orm.Populate{{Attr: "owner"}, {Attr: "bestFriend"}}
-	c.reads.Store(0)
-	if _, err := o.FindByPK(t.Context(), m["pet"], 1.0, pops); err != nil {
-		t.Fatal(err)
-	}
-	if n := c.reads.Swap(0); n != 1 {
-		t.Errorf("FindByPK with two singular populates took %d queries, want 1", n)
-	}
-	recs, err := o.Find(t.Context(), m["pet"], &criteria.Criteria{Limit: 30}, pops)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := c.reads.Swap(0); n != 2 || len(recs) != 3 || recs[2]["owner"].(model.Record)["name"] != "Ann" {
-		t.Errorf("Find with two singular populates took %d queries for %v, want 2 for 3 pets of Ann", n, recs)
-	}
-	if _, err := o.FindOne(t.Context(), m["pet"], &criteria.Criteria{Where: &criteria.Cmp{Attr: "name", Op: criteria.Eq, Value: "nobody"}}, pops); err != nil {
-		t.Fatal(err)
-	}
-	if n := c.reads.Swap(0); n != 1 {
-		t.Errorf("FindOne with two singular populates took %d queries, want 1", n)
+	for _, batching := range []bool{false, true} {
+		t.Run(fmt.Sprintf("batching=%v", batching), func(t *testing.T) {
+			db, err := sqlite.Open(t.Context(), datastore.Config{Name: "default", URL: ":memory:"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			models := joinModels(t)
+			c := &countingDB{DB: db}
+			var a datastore.Adapter = c
+			if batching {
+				a = batchingDB{c}
+			}
+			o := migrated(t, a, models...)
+			m := map[string]*model.Model{}
+			for _, x := range models {
+				m[x.Identity] = x
+			}
+			ann := mustCreate(t, o, m["owner"], map[string]any{"name": "Ann"})
+			for range 3 {
+				mustCreate(t, o, m["pet"], map[string]any{"name": "p", "owner": ann["id"]})
+			}
+			pops := []orm.Populate{{Attr: "owner"}, {Attr: "bestFriend"}}
+			c.reads.Store(0)
+			if _, err := o.FindByPK(t.Context(), m["pet"], 1.0, pops); err != nil {
+				t.Fatal(err)
+			}
+			if n := c.reads.Swap(0); n != 1 {
+				t.Errorf("FindByPK with two singular populates took %d queries, want 1", n)
+			}
+			recs, err := o.Find(t.Context(), m["pet"], &criteria.Criteria{Limit: 30}, pops)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := c.reads.Swap(0); n != 2 || len(recs) != 3 || recs[2]["owner"].(model.Record)["name"] != "Ann" {
+				t.Errorf("Find with two singular populates took %d queries for %v, want 2 for 3 pets of Ann", n, recs)
+			}
+			if recs[0]["owner"].(model.Record)["id"] != recs[2]["owner"].(model.Record)["id"] {
+				t.Errorf("pets of one owner = %v, want the same owner", recs)
+			}
+			if _, err := o.FindOne(t.Context(), m["pet"], &criteria.Criteria{Where: &criteria.Cmp{Attr: "name", Op: criteria.Eq, Value: "nobody"}}, pops); err != nil {
+				t.Fatal(err)
+			}
+			if n := c.reads.Swap(0); n != 1 {
+				t.Errorf("FindOne with two singular populates took %d queries, want 1", n)
+			}
+		})
 	}
 }
 
@@ -296,37 +309,4 @@ func (b batchingDB) FindBatch(ctx context.Context, reads []datastore.Read) ([][]
 		}
 	}
 	return out, nil
-}
-
-// TestPopulateSingularPageNotJoined checks that a page is not joined, even
-// where a query costs a round trip (the adapter batches reads): its
-// singular associations are read by one second query, and records of one
-// owner share its record.
-func TestPopulateSingularPageNotJoined(t *testing.T) {
-	db, err := sqlite.Open(t.Context(), datastore.Config{Name: "default", URL: ":memory:"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	models := joinModels(t)
-	c := batchingDB{&countingDB{DB: db}}
-	o := migrated(t, c, models...)
-	m := map[string]*model.Model{}
-	for _, x := range models {
-		m[x.Identity] = x
-	}
-	ann := mustCreate(t, o, m["owner"], map[string]any{"name": "Ann"})
-	for range 3 {
-		mustCreate(t, o, m["pet"], map[string]any{"name": "p", "owner": ann["id"]})
-	}
-	c.reads.Store(0)
-	recs, err := o.Find(t.Context(), m["pet"], &criteria.Criteria{Limit: 30}, []orm.Populate{{Attr: "owner"}, {Attr: "bestFriend"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := c.reads.Swap(0); n != 2 || len(recs) != 3 || recs[2]["owner"].(model.Record)["name"] != "Ann" {
-		t.Errorf("Find with two singular populates took %d queries for %v, want 2 for 3 pets of Ann", n, recs)
-	}
-	if recs[0]["owner"].(model.Record)["id"] != recs[2]["owner"].(model.Record)["id"] {
-		t.Errorf("pets of one owner = %v, want the same owner", recs)
-	}
 }
