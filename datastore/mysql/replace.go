@@ -1,7 +1,6 @@
 package mysql
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -26,25 +25,8 @@ func (db *DB) ReplaceCollections(context.Context, []*datastore.Replacement) ([]*
 }
 
 // okVar is the user variable holding whether the change being made is
-// valid; its writes are guarded by it. addVar guards the insertion of
-// links where there are some to insert, linksVar holds how many links the
-// parent had.
-const (
-	okVar    = "@skiff_replace_ok"
-	addVar   = "@skiff_replace_add"
-	linksVar = "@skiff_replace_links"
-)
-
-// uniquePair reports whether the join table links has its unique key on
-// the pair of columns parentCol, childCol, as Skiff's join tables do.
-func uniquePair(links *datastore.Table, parentCol, childCol string) bool {
-	for _, set := range links.UniqueTogether {
-		if len(set) == 2 && slices.Contains(set, parentCol) && slices.Contains(set, childCol) {
-			return true
-		}
-	}
-	return false
-}
+// valid; its writes are guarded by it.
+const okVar = "@skiff_replace_ok"
 
 // replaceScript is the statements of one Replacement in the multi-statement
 // query of ReplaceCollections, and how to read their results.
@@ -53,12 +35,8 @@ type replaceScript struct {
 	stmts []string
 	args  []any
 	reads []sqlgen.Stmt // the statements returning rows, in order
-	// The positions in reads of the parent's lock, the validity test, the
-	// current members (links: join key, child key; one-to-many: the
-	// children's key) and the children's locks (one or two, each in key
-	// order).
-	parent, ok, members          int
-	kids                         []int
+	// members: the current links (join key, child key) or, one-to-many,
+	// children (key), read before the writes.
 	childKey, linkKey, linkChild string
 	want                         []any
 }
@@ -66,15 +44,10 @@ type replaceScript struct {
 // ReplaceCollections implements datastore.CollectionReplacer with one
 // multi-statement query, sent with START TRANSACTION and the deferred
 // writes when they have not gone yet: for each change, its locks, the
-// validity test into a user variable, the current members, and the writes
-// guarded by that variable; then COMMIT, then the reads after it. The
-// server runs it all without waiting for the client, so the parent's lock
-// is held only that long. A one-to-many change locks the parent, then the
-// children (FOR UPDATE NOWAIT); a many-to-many one, which writes only the
-// join table, locks the wanted children in share mode (NOWAIT) before the
-// parent, and the members' after it: that lock and the count of the
-// wanted children are then not part of the parent's lock, which the next
-// change of the record waits for (see replaceScript).
+// children's locks (FOR UPDATE NOWAIT), the validity test into a user
+// variable, the current members, and the writes guarded by that variable;
+// then COMMIT, then the reads after it. The server runs it all without
+// waiting for the client, so the parent's lock is held only that long.
 func (s *session) ReplaceCollections(ctx context.Context, rs []*datastore.Replacement) ([]*datastore.Replaced, error) {
 	if s.tx == nil {
 		return s.db.ReplaceCollections(ctx, rs)
@@ -184,41 +157,26 @@ func (s *session) ReplaceCollections(ctx context.Context, rs []*datastore.Replac
 // those of the parent's lock, the children's lock, the validity test and
 // the members.
 func (sc *replaceScript) result(res [][]datastore.Record) *datastore.Replaced {
-	done := &datastore.Replaced{}
-	locked := map[string]bool{}
-	for _, k := range sc.kids {
-		if len(sc.kids) == 1 {
-			// One lock: its rows are the children, each once.
-			done.Children = res[k]
-		}
-		for _, c := range res[k] {
-			if key := keyString(c[sc.childKey]); !locked[key] {
-				locked[key] = true
-				if len(sc.kids) > 1 {
-					done.Children = append(done.Children, c)
-				}
-			}
-		}
+	done := &datastore.Replaced{Children: res[1]}
+	if len(res[0]) > 0 {
+		done.Parent = res[0][0]
 	}
-	if len(sc.kids) > 1 {
-		// Two locks, each in key order: the contract wants one order.
-		slices.SortStableFunc(done.Children, func(a, b datastore.Record) int { return compareKeys(a[sc.childKey], b[sc.childKey]) })
-	}
-	if len(res[sc.parent]) > 0 {
-		done.Parent = res[sc.parent][0]
-	}
-	if ok := res[sc.ok]; len(ok) == 1 {
+	if ok := res[2]; len(ok) == 1 {
 		done.Applied = ok[0]["ok"] == true
 	}
 	if !done.Applied {
 		return done
+	}
+	locked := map[string]bool{}
+	for _, c := range res[1] {
+		locked[keyString(c[sc.childKey])] = true
 	}
 	wanted := map[string]bool{}
 	for _, w := range sc.want {
 		wanted[keyString(w)] = true
 	}
 	members := map[string]bool{}
-	for _, m := range res[sc.members] {
+	for _, m := range res[3] {
 		child := m[sc.linkChild]
 		members[keyString(child)] = true
 		if !wanted[keyString(child)] && locked[keyString(child)] {
@@ -269,15 +227,11 @@ func (s *session) replaceScript(r *datastore.Replacement) (*replaceScript, error
 			sc.reads = append(sc.reads, st)
 		}
 	}
-	// read adds a statement returning rows and returns its position.
-	read := func(st sqlgen.Stmt) int {
-		add(st, true)
-		return len(sc.reads) - 1
-	}
-	parentLock, err := s.lockStmt(r.ParentLock())
+	st, err := s.lockStmt(r.ParentLock())
 	if err != nil {
 		return nil, err
 	}
+	add(st, true)
 	eq := func(col string, v any) criteria.Expr { return &criteria.Cmp{Attr: col, Op: criteria.Eq, Value: v} }
 	in := func(col string, op criteria.Op) criteria.Expr { return &criteria.Cmp{Attr: col, Op: op, Value: want} }
 
@@ -293,128 +247,80 @@ func (s *session) replaceScript(r *datastore.Replacement) (*replaceScript, error
 		cols = append([]string{ck.Name}, cols...)
 	}
 	lock := &datastore.Query{Table: r.Child, Select: cols, Sort: []criteria.Sort{{Attr: ck.Name}}, Limit: criteria.Unlimited}
-	okRead := sqlgen.Stmt{SQL: "SELECT " + okVar + " AS " + d.Ident("ok"), Columns: []*datastore.Column{{Name: "ok", Kind: datastore.Boolean}}}
+	if len(want) > 0 {
+		lock.Where = in(ck.Name, criteria.In)
+	}
+	var or criteria.Expr
+	var linked *datastore.Through
 	var links *datastore.Table
 	var parentCol, childCol string
-	var st sqlgen.Stmt
 	if j := r.Through; j != nil {
 		if j.Table == nil || j.Table.Column(j.ParentColumn) == nil || j.Table.Column(j.ChildColumn) == nil || j.Table.Column(j.Table.PrimaryKey) == nil {
 			return nil, fmt.Errorf("%s.%s: bad join table", r.Parent.Name, r.Child.Name)
 		}
+		linked = &datastore.Through{Table: j.Table, ParentColumn: j.ParentColumn, ChildColumn: j.ChildColumn, Parents: []any{key}}
 		links, parentCol, childCol = j.Table, j.ParentColumn, j.ChildColumn
 		sc.linkKey, sc.linkChild = j.Table.PrimaryKey, j.ChildColumn
-		// Many-to-many, a change writes only the join table: the children
-		// are locked in share mode, which keeps them from being destroyed
-		// (or changed) until the commit and lets the changes of other
-		// collections wanting them run alongside. The wanted ones, and
-		// whether they all exist, need no lock of the parent: they are
-		// taken before it, so that the next change of the record, which
-		// waits for that lock, waits only for the members' lock and the
-		// writes. A change holding the parent that then waits for one of
-		// these children (the ORM's other path, which locks in the global
-		// order) makes a deadlock, which InnoDB breaks by rolling one
-		// transaction back, and DB.InTx runs it again.
-		// Between the statements nothing reads without a lock (the
-		// validity test counts the rows the locks returned, FOUND_ROWS),
-		// so that nothing is read from before the parent's lock.
-		if len(want) > 0 {
-			lock.Where = in(ck.Name, criteria.In)
-			if st, err = sqlgen.Select(d, lock); err != nil {
-				return nil, err
-			}
-			st.SQL += s.shareNoWait()
-			sc.kids = append(sc.kids, read(st))
-			add(sqlgen.Stmt{SQL: fmt.Sprintf("SET %s = FOUND_ROWS() = %d", okVar, len(want))}, false)
-		} else {
-			add(sqlgen.Stmt{SQL: "SET " + okVar + " = TRUE"}, false)
-		}
-		sc.parent = read(parentLock)
-		add(sqlgen.Stmt{SQL: "SET " + okVar + " = " + okVar + " AND FOUND_ROWS() = 1"}, false)
-		sc.ok = read(okRead)
-		// The members before the change, in the order of their links,
-		// then their children, locked as the wanted ones were.
-		members, err := sqlgen.Select(d, &datastore.Query{
-			Table: links, Where: eq(parentCol, key), Select: uniq(sc.linkKey, sc.linkChild),
-			Sort: []criteria.Sort{{Attr: sc.linkKey}}, Limit: criteria.Unlimited,
-		})
-		if err != nil {
-			return nil, err
-		}
-		lock.Where = nil
-		if st, err = sqlgen.SelectUnion(d, lock, nil, &datastore.Through{Table: j.Table, ParentColumn: j.ParentColumn, ChildColumn: j.ChildColumn, Parents: []any{key}}); err != nil {
-			return nil, err
-		}
-		st.SQL += s.shareNoWait()
-		sc.kids = append(sc.kids, read(st))
-		sc.members = read(members)
-		if len(want) > 0 && uniquePair(links, parentCol, childCol) {
-			// How many links there were, for the insertion's guard.
-			add(sqlgen.Stmt{SQL: "SET " + linksVar + " = FOUND_ROWS()"}, false)
-		}
 	} else {
 		if r.Child.Column(r.Via) == nil {
 			return nil, fmt.Errorf("table %s has no column %q", r.Child.Name, r.Via)
 		}
+		or = eq(r.Via, key)
 		links, parentCol, childCol = r.Child, r.Via, ck.Name
 		sc.linkKey, sc.linkChild = ck.Name, ck.Name
-		sc.parent = read(parentLock)
-		// One-to-many, a change writes the children's rows: they are
-		// locked for update once the parent is, the wanted ones and the
-		// members in one statement, each finding its rows through its
-		// own index (see sqlgen.SelectUnion).
-		if len(want) > 0 {
-			lock.Where = in(ck.Name, criteria.In)
-		}
-		if st, err = sqlgen.SelectUnion(d, lock, eq(r.Via, key), nil); err != nil {
-			return nil, err
-		}
-		st.SQL += " FOR UPDATE NOWAIT"
-		sc.kids = append(sc.kids, read(st))
+	}
+	// Each of the wanted keys, the members' links (or key) finds its rows
+	// through its own index (see sqlgen.SelectUnion).
+	if st, err = sqlgen.SelectUnion(d, lock, or, linked); err != nil {
+		return nil, err
+	}
+	st.SQL += " FOR UPDATE NOWAIT"
+	add(st, true)
 
-		// The validity test: the parent exists, every wanted child does
-		// and, for a required key, no member leaves.
-		var test strings.Builder
-		var targs []any
-		test.WriteString("SET " + okVar + " = (EXISTS (")
-		cond := func(t *datastore.Table, e criteria.Expr, prefix string) error {
-			w, a, err := s.where(t, e)
-			if err != nil {
-				return err
-			}
-			test.WriteString(prefix + d.Ident(t.Name) + " WHERE " + w)
-			targs = append(targs, a...)
-			return nil
+	// The validity test: the parent exists, every wanted child does and,
+	// for a required key, no member leaves.
+	leaving := &criteria.And{Exprs: []criteria.Expr{eq(parentCol, key), in(childCol, criteria.Nin)}}
+	var test strings.Builder
+	var targs []any
+	test.WriteString("SET " + okVar + " = (EXISTS (")
+	cond := func(t *datastore.Table, e criteria.Expr, prefix string) error {
+		w, a, err := s.where(t, e)
+		if err != nil {
+			return err
 		}
-		if err := cond(r.Parent, eq(pk.Name, key), "SELECT 1 FROM "); err != nil {
+		test.WriteString(prefix + d.Ident(t.Name) + " WHERE " + w)
+		targs = append(targs, a...)
+		return nil
+	}
+	if err := cond(r.Parent, eq(pk.Name, key), "SELECT 1 FROM "); err != nil {
+		return nil, err
+	}
+	test.WriteString(") AND (")
+	if err := cond(r.Child, in(ck.Name, criteria.In), "SELECT COUNT(*) FROM "); err != nil {
+		return nil, err
+	}
+	test.WriteString(fmt.Sprintf(") = %d", len(want)))
+	if r.Through == nil && r.Required {
+		test.WriteString(" AND NOT EXISTS (")
+		if err := cond(links, leaving, "SELECT 1 FROM "); err != nil {
 			return nil, err
-		}
-		test.WriteString(") AND (")
-		if err := cond(r.Child, in(ck.Name, criteria.In), "SELECT COUNT(*) FROM "); err != nil {
-			return nil, err
-		}
-		test.WriteString(fmt.Sprintf(") = %d", len(want)))
-		if r.Required {
-			test.WriteString(" AND NOT EXISTS (")
-			if err := cond(links, &criteria.And{Exprs: []criteria.Expr{eq(parentCol, key), in(childCol, criteria.Nin)}}, "SELECT 1 FROM "); err != nil {
-				return nil, err
-			}
-			test.WriteString(")")
 		}
 		test.WriteString(")")
-		add(sqlgen.Stmt{SQL: test.String(), Args: targs}, false)
-		sc.ok = read(okRead)
-
-		// The members before the change, in key order.
-		members, err := sqlgen.Select(d, &datastore.Query{
-			Table: links, Where: eq(parentCol, key), Select: uniq(sc.linkKey, sc.linkChild),
-			Sort: []criteria.Sort{{Attr: sc.linkKey}}, Limit: criteria.Unlimited,
-		})
-		if err != nil {
-			return nil, err
-		}
-		sc.members = read(members)
 	}
-	leaving := &criteria.And{Exprs: []criteria.Expr{eq(parentCol, key), in(childCol, criteria.Nin)}}
+	test.WriteString(")")
+	add(sqlgen.Stmt{SQL: test.String(), Args: targs}, false)
+	add(sqlgen.Stmt{SQL: "SELECT " + okVar + " AS " + d.Ident("ok"), Columns: []*datastore.Column{{Name: "ok", Kind: datastore.Boolean}}}, true)
+
+	// The members before the change, in the order of their links.
+	members, err := sqlgen.Select(d, &datastore.Query{
+		Table: links, Where: eq(parentCol, key), Select: uniq(sc.linkKey, sc.linkChild),
+		Sort: []criteria.Sort{{Attr: sc.linkKey}}, Limit: criteria.Unlimited,
+	})
+	if err != nil {
+		return nil, err
+	}
+	add(members, true)
+
 	// The writes, guarded by the test.
 	guarded := func(head string, t *datastore.Table, e criteria.Expr, headArgs ...any) error {
 		w, a, err := s.where(t, e)
@@ -437,14 +343,6 @@ func (s *session) replaceScript(r *datastore.Replacement) (*replaceScript, error
 			return nil, err
 		}
 		if len(want) > 0 {
-			if uniquePair(links, parentCol, childCol) {
-				// The links left are to wanted children, one each (the
-				// unique key): as many as wanted, and every one is there
-				// already, as when a client sends the same list again;
-				// the insertion is then skipped (the server folds the
-				// variable, a constant to it, into an impossible WHERE).
-				add(sqlgen.Stmt{SQL: fmt.Sprintf("SET %s = %s AND %s - ROW_COUNT() < %d", addVar, okVar, linksVar, len(want))}, false)
-			}
 			add(s.insertLinks(links, parentCol, childCol, r.Child, key, want), false)
 		}
 		return sc, nil
@@ -469,19 +367,20 @@ func (s *session) replaceScript(r *datastore.Replacement) (*replaceScript, error
 // the tables, so it can only skip duplicates); that costs the server what
 // a plain INSERT does, where the general form below, which tests each
 // pair against the join table it writes, cost up to three times more.
-// That form is guarded by addVar, the other by okVar.
 func (s *session) insertLinks(links *datastore.Table, parentCol, childCol string, child *datastore.Table, key any, want []any) sqlgen.Stmt {
 	d := s.db.d
 	var sb strings.Builder
 	args := []any{key}
 	head := " INTO " + d.Ident(links.Name) + " (" + d.Ident(parentCol) + ", " + d.Ident(childCol) + ") SELECT ?, "
-	if uniquePair(links, parentCol, childCol) {
-		pk := d.Ident(child.PrimaryKey)
-		sb.WriteString("INSERT IGNORE" + head + pk + " FROM " + d.Ident(child.Name) + " WHERE " + addVar + " AND " + pk + " IN (")
-		list := strings.TrimSuffix(strings.Repeat("?, ", len(want)), ", ")
-		sb.WriteString(list + ") ORDER BY FIELD(" + pk + ", " + list + ")")
-		args = append(append(args, want...), want...)
-		return sqlgen.Stmt{SQL: sb.String(), Args: args}
+	for _, set := range links.UniqueTogether {
+		if len(set) == 2 && slices.Contains(set, parentCol) && slices.Contains(set, childCol) {
+			pk := d.Ident(child.PrimaryKey)
+			sb.WriteString("INSERT IGNORE" + head + pk + " FROM " + d.Ident(child.Name) + " WHERE " + okVar + " AND " + pk + " IN (")
+			list := strings.TrimSuffix(strings.Repeat("?, ", len(want)), ", ")
+			sb.WriteString(list + ") ORDER BY FIELD(" + pk + ", " + list + ")")
+			args = append(append(args, want...), want...)
+			return sqlgen.Stmt{SQL: sb.String(), Args: args}
+		}
 	}
 	// Strings compare as bytes: the derived table's values have the
 	// connection's collation, the column the table's.
@@ -526,39 +425,4 @@ func uniq(a, b string) []string {
 		return []string{a}
 	}
 	return []string{a, b}
-}
-
-// shareNoWait is the clause of a read that locks its rows in share mode
-// without waiting: MySQL 8's FOR SHARE, which MariaDB does not have, and
-// MariaDB's LOCK IN SHARE MODE, with which MySQL takes no NOWAIT.
-func (s *session) shareNoWait() string {
-	if s.db.mariaDB {
-		return " LOCK IN SHARE MODE NOWAIT"
-	}
-	return " FOR SHARE NOWAIT"
-}
-
-// compareKeys orders two keys as the server does: numbers by value,
-// strings by their bytes (the columns' binary collation).
-func compareKeys(a, b any) int {
-	if x, ok := a.(int64); ok {
-		if y, ok := b.(int64); ok {
-			return cmp.Compare(x, y)
-		}
-	}
-	num := func(v any) (float64, bool) {
-		switch x := v.(type) {
-		case float64:
-			return x, true
-		case int64:
-			return float64(x), true
-		}
-		return 0, false
-	}
-	if x, ok := num(a); ok {
-		if y, ok := num(b); ok {
-			return cmp.Compare(x, y)
-		}
-	}
-	return strings.Compare(keyString(a), keyString(b))
 }
