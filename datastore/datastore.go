@@ -160,9 +160,8 @@ type JoinFinder interface {
 	// of the key, the row of the join's Table (a Record of all its
 	// columns) whose primary key equals the key, or nil when the key is
 	// null or no row has it. The Column is set so whether or not q.Select
-	// names it. Rows joined to the same row may share one Record for it.
-	// Joins name distinct columns; a table may be joined several times,
-	// q.Table included. q.PartitionBy must be unset.
+	// names it. Joins name distinct columns; a table may be joined several
+	// times, q.Table included. q.PartitionBy must be unset.
 	FindJoined(ctx context.Context, q *Query, joins []Join) ([]Record, error)
 }
 

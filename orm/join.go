@@ -113,33 +113,18 @@ func (j *joinPlan) read(q *datastore.Query) datastore.Read {
 
 // assign turns the joined rows the adapter left under each association of
 // recs into records of the associated model: as populateSingular would
-// have read them, one record per associated row, shared by the records
-// pointing at it, and a key pointing at no record (or none) reading as
-// null.
+// have read them, a key pointing at no record (or none) reading as null.
 func (j *joinPlan) assign(recs []model.Record) {
 	if j == nil {
 		return
 	}
-	for i, name := range j.attrs {
-		te := j.targets[i]
-		var byPK map[any]model.Record
-		for _, r := range recs {
-			row, ok := r[name].(datastore.Record)
-			if !ok {
+	for _, r := range recs {
+		for i, name := range j.attrs {
+			if row, ok := r[name].(datastore.Record); ok {
+				r[name] = j.targets[i].fromRow(row)
+			} else {
 				r[name] = nil
-				continue
 			}
-			pk := row[te.table.PrimaryKey]
-			if rec, ok := byPK[pk]; ok {
-				r[name] = rec
-				continue
-			}
-			rec := te.fromRow(row)
-			if byPK == nil {
-				byPK = make(map[any]model.Record, len(recs))
-			}
-			byPK[pk] = rec
-			r[name] = rec
 		}
 	}
 }

@@ -49,18 +49,9 @@ func (r *results) records(cols []*datastore.Column, nests ...sqlgen.Nest) ([]dat
 		r.dest = make([]driver.Value, len(cols))
 	}
 	dest := r.dest[:len(cols)]
-	var nester *sqlgen.Nester
-	var value func(i int) (any, error)
+	var vals []any
 	if len(nests) > 0 {
-		nester = sqlgen.NewNester(cols, nests)
-		value = func(i int) (any, error) {
-			v, err := decode(cols[i].Kind, dest[i])
-			if b, ok := v.([]byte); ok {
-				// The driver reuses its buffer for the next row.
-				v = bytes.Clone(b)
-			}
-			return v, err
-		}
+		vals = make([]any, len(cols))
 	}
 	out := []datastore.Record{}
 	for {
@@ -71,15 +62,10 @@ func (r *results) records(cols []*datastore.Column, nests ...sqlgen.Nest) ([]dat
 		if err != nil {
 			return nil, err
 		}
-		if nester != nil {
-			rec, err := nester.Record(value)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, rec)
-			continue
+		var rec datastore.Record
+		if vals == nil {
+			rec = make(datastore.Record, len(cols))
 		}
-		rec := make(datastore.Record, len(cols))
 		for i, c := range cols {
 			v, err := decode(c.Kind, dest[i])
 			if err != nil {
@@ -89,7 +75,14 @@ func (r *results) records(cols []*datastore.Column, nests ...sqlgen.Nest) ([]dat
 				// The driver reuses its buffer for the next row.
 				v = bytes.Clone(b)
 			}
+			if vals != nil {
+				vals[i] = v
+				continue
+			}
 			rec[c.Name] = v
+		}
+		if vals != nil {
+			rec = sqlgen.NestedRecord(cols, nests, vals)
 		}
 		out = append(out, rec)
 	}

@@ -375,23 +375,24 @@ func (s *session) records(ctx context.Context, st sqlgen.Stmt) ([]datastore.Reco
 func scan(rows pgx.Rows, cols []*datastore.Column, nests ...sqlgen.Nest) ([]datastore.Record, error) {
 	defer rows.Close()
 	cells, dest := scanners(rows.FieldDescriptions(), cols)
-	var nester *sqlgen.Nester
-	var value func(i int) (any, error)
+	var vals []any
 	if len(nests) > 0 {
-		nester = sqlgen.NewNester(cols, nests)
-		value = func(i int) (any, error) { return cells[i].value(cols[i].Kind) }
+		vals = make([]any, len(cols))
 	}
 	out := []datastore.Record{}
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
-		if nester != nil {
-			rec, err := nester.Record(value)
-			if err != nil {
-				return nil, err
+		if vals != nil {
+			for i, c := range cols {
+				v, err := cells[i].value(c.Kind)
+				if err != nil {
+					return nil, fmt.Errorf("column %s: %w", c.Name, err)
+				}
+				vals[i] = v
 			}
-			out = append(out, rec)
+			out = append(out, sqlgen.NestedRecord(cols, nests, vals))
 			continue
 		}
 		rec := make(datastore.Record, len(cols))

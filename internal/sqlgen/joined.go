@@ -37,66 +37,28 @@ type Nest struct {
 	From, To, PK int
 }
 
-// Nester builds the records of the result rows of one statement with
-// Nests (see SelectJoined). Rows joined to the same row share one Record
-// for it, as records populated by a second query share the record it
-// read: a page of 30 pets of 3 owners decodes 3 owners, not 30.
-type Nester struct {
-	cols  []*datastore.Column
-	nests []Nest
-	seen  []map[any]datastore.Record
-}
-
-// NewNester returns the Nester of the rows of a statement whose columns
-// are cols, with nests (at least one).
-func NewNester(cols []*datastore.Column, nests []Nest) *Nester {
-	return &Nester{cols: cols, nests: nests, seen: make([]map[any]datastore.Record, len(nests))}
-}
-
-// Record returns the record of the current row, whose column i decodes to
-// value(i): the query's own columns, and under each nest's Key its joined
-// row, or nil when none was joined (see datastore.JoinFinder). The columns
-// of a joined row read before are not decoded again.
-func (n *Nester) Record(value func(i int) (any, error)) (datastore.Record, error) {
-	own := n.nests[0].From
-	rec := make(datastore.Record, own+len(n.nests))
-	for i, c := range n.cols[:own] {
-		v, err := value(i)
-		if err != nil {
-			return nil, fmt.Errorf("column %s: %w", c.Name, err)
-		}
-		rec[c.Name] = v
+// NestedRecord returns the record of one result row of a statement with
+// nests, given the decoded values of all its columns (vals, in the order
+// of cols): the query's own columns, and under each nest's Key its joined
+// row, or nil when none was joined (see datastore.JoinFinder).
+func NestedRecord(cols []*datastore.Column, nests []Nest, vals []any) datastore.Record {
+	own := nests[0].From
+	rec := make(datastore.Record, own+len(nests))
+	for i, c := range cols[:own] {
+		rec[c.Name] = vals[i]
 	}
-	for k, nest := range n.nests {
-		pk, err := value(nest.PK)
-		if err != nil {
-			return nil, fmt.Errorf("column %s: %w", n.cols[nest.PK].Name, err)
-		}
-		if pk == nil {
-			rec[nest.Key] = nil
+	for _, n := range nests {
+		if vals[n.PK] == nil {
+			rec[n.Key] = nil
 			continue
 		}
-		if sub, ok := n.seen[k][pk]; ok {
-			rec[nest.Key] = sub
-			continue
+		sub := make(datastore.Record, n.To-n.From)
+		for i := n.From; i < n.To; i++ {
+			sub[cols[i].Name] = vals[i]
 		}
-		sub := make(datastore.Record, nest.To-nest.From)
-		for i := nest.From; i < nest.To; i++ {
-			v := pk
-			if i != nest.PK {
-				if v, err = value(i); err != nil {
-					return nil, fmt.Errorf("column %s: %w", n.cols[i].Name, err)
-				}
-			}
-			sub[n.cols[i].Name] = v
-		}
-		if n.seen[k] == nil {
-			n.seen[k] = map[any]datastore.Record{}
-		}
-		n.seen[k][pk] = sub
-		rec[nest.Key] = sub
+		rec[n.Key] = sub
 	}
-	return rec, nil
+	return rec
 }
 
 // SelectJoined compiles q reading, with each of its rows, the row of each
