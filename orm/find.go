@@ -193,7 +193,7 @@ func (o *ORM) keyReads(ctx context.Context, m *model.Model, c *criteria.Criteria
 	}
 	k.joins = o.joinPlan(e, ad, pops, true)
 	for i, a := range attrs {
-		if k.joins != nil && a.Assoc.Kind == model.BelongsTo && containsAttr(k.joins.attrs, a.Name) {
+		if k.joins != nil && a.Assoc.Kind == model.BelongsTo && slices.Contains(k.joins.attrs, a.Name) {
 			continue
 		}
 		if sub := childCriteria(pops[i].Criteria); a.Assoc.Kind != model.BelongsTo && !sub.Noop {

@@ -2,6 +2,7 @@ package orm
 
 import (
 	"context"
+	"slices"
 
 	"github.com/skiffhq/skiff/datastore"
 	"github.com/skiffhq/skiff/model"
@@ -52,7 +53,7 @@ func (o *ORM) joinPlan(e *entry, a datastore.Adapter, pops []Populate, few bool)
 			return nil
 		}
 		te := o.joinable(e, attr, p)
-		if te == nil || j != nil && containsAttr(j.attrs, p.Attr) {
+		if te == nil || j != nil && slices.Contains(j.attrs, p.Attr) {
 			if j != nil {
 				j.rest = append(j.rest, p)
 			}
@@ -83,15 +84,6 @@ func (o *ORM) joinable(e *entry, attr *model.Attribute, p Populate) *entry {
 		return nil
 	}
 	return te
-}
-
-func containsAttr(attrs []string, name string) bool {
-	for _, a := range attrs {
-		if a == name {
-			return true
-		}
-	}
-	return false
 }
 
 // populates returns the populates left to do after the joined ones: pops

@@ -398,14 +398,7 @@ func joinLines(lines []string) string {
 // allocates the same few hundred bytes with 1,000 watchers as with 10, and
 // that destroying the records leaves nothing of them.
 func TestIntroduceCostsNoMemoryPerWatcher(t *testing.T) {
-	user, err := model.Parse("user", "user.yaml", map[string]any{"attributes": map[string]any{
-		"id": map[string]any{"type": "number", "autoIncrement": true}}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := model.NewSchema([]*model.Model{user}); err != nil {
-		t.Fatal(err)
-	}
+	user := userModel(t)
 	perCreate := map[int]uint64{}
 	for _, n := range []int{10, 1000} {
 		h := realtime.NewHub([]*model.Model{user}, nil)
@@ -448,14 +441,7 @@ func TestIntroduceCostsNoMemoryPerWatcher(t *testing.T) {
 // introduction holds (the memory scenario of bench/realtime.sh keeps
 // 20,000 of them), and bounds it.
 func TestRecordRoomLiveBytes(t *testing.T) {
-	user, err := model.Parse("user", "user.yaml", map[string]any{"attributes": map[string]any{
-		"id": map[string]any{"type": "number", "autoIncrement": true}}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := model.NewSchema([]*model.Model{user}); err != nil {
-		t.Fatal(err)
-	}
+	user := userModel(t)
 	h := realtime.NewHub([]*model.Model{user}, nil)
 	for i := range 100 {
 		c := nopConn{id: "s" + strconv.Itoa(i)}
@@ -481,4 +467,19 @@ func TestRecordRoomLiveBytes(t *testing.T) {
 		t.Errorf("a record room holds %d bytes, want at most 256", perRoom)
 	}
 	runtime.KeepAlive(h)
+}
+
+// userModel returns a resolved model "user" with a numeric key and
+// nothing else.
+func userModel(t *testing.T) *model.Model {
+	t.Helper()
+	user, err := model.Parse("user", "user.yaml", map[string]any{"attributes": map[string]any{
+		"id": map[string]any{"type": "number", "autoIncrement": true}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := model.NewSchema([]*model.Model{user}); err != nil {
+		t.Fatal(err)
+	}
+	return user
 }
