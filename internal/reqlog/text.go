@@ -68,7 +68,7 @@ type requestLine struct {
 	t                time.Time
 	level            slog.Level
 	method, path, id string
-	socket           string // "" for HTTP requests
+	socket           string // the socket's id, when hasSocket (a virtual request)
 	status           int
 	duration         time.Duration
 	bytes            int64
