@@ -133,7 +133,7 @@ func runReader(addr string, n, size int, warmup time.Duration, pid int) error {
 	}
 	from := time.Now().Add(warmup).UnixNano()
 	var cpu0, cpu1 cpuTimes
-	var once sync.Once
+	var once, end sync.Once
 	var wg sync.WaitGroup
 	for i, c := range conns {
 		wg.Go(func() {
@@ -143,6 +143,9 @@ func runReader(addr string, n, size int, warmup time.Duration, pid int) error {
 			r := &rs[i]
 			for {
 				if _, err := io.ReadFull(br, buf); err != nil {
+					// The server closes the connections after its last
+					// fan-out and then exits: read its CPU while it lives.
+					end.Do(func() { cpu1 = readCPU(pid) })
 					return
 				}
 				now := time.Now().UnixNano()
@@ -157,7 +160,6 @@ func runReader(addr string, n, size int, warmup time.Duration, pid int) error {
 		})
 	}
 	wg.Wait()
-	cpu1 = readCPU(pid)
 	var all []int32
 	spans := map[int64][2]int32{}
 	for _, r := range rs {
