@@ -2,6 +2,7 @@ package orm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -68,16 +69,77 @@ func (o *ORM) Create(ctx context.Context, m *model.Model, in map[string]any) (mo
 		}
 		return nil
 	}
-	if len(plural) == 0 && !hasSingularValue(m, rec) {
+	switch {
+	case len(plural) == 0 && !hasSingularValue(m, rec):
 		// One INSERT is atomic on its own: skip the transaction round trips.
 		err = insert(ctx)
-	} else {
+	case len(plural) == 0:
+		var done bool
+		done, err = o.createGuarded(ctx, e, rec, &created, &cs)
+		if err == nil && !done {
+			err = o.InTx(ctx, e.store, insert)
+		}
+	default:
 		err = o.InTx(ctx, e.store, insert)
 	}
 	if err != nil {
 		return nil, nil, wrap("create", m, err)
 	}
 	return created, cs.changes(), nil
+}
+
+// createGuarded inserts rec, whose only associations are singular, with
+// the adapter's datastore.GuardedCreator when it has one: the check that
+// the records it points at exist, their locks and the insert in one step
+// instead of a transaction. It reports false, having changed nothing, when
+// the adapter cannot, or when a record pointed at is missing: the
+// transaction's path then runs, and refuses with the error naming it.
+func (o *ORM) createGuarded(ctx context.Context, e *entry, rec model.Record, created *model.Record, cs *changeSet) (bool, error) {
+	gc, ok := o.adapter(ctx, e).(datastore.GuardedCreator)
+	if !ok {
+		return false, nil
+	}
+	m := e.model
+	var guards []datastore.Guard
+	for _, name := range m.Order {
+		a := m.Attributes[name]
+		v := rec[name]
+		if !a.IsSingular() || v == nil {
+			continue
+		}
+		te, err := o.entry(a.Assoc.Target)
+		if err != nil {
+			return false, err
+		}
+		if te.store != e.store {
+			// The engine sees only its own tables.
+			return false, nil
+		}
+		if c := te.table.Column(te.table.PrimaryKey); c != nil && c.Kind == datastore.Integer {
+			if f, ok := v.(float64); ok {
+				v = int64(f)
+			}
+		}
+		guards = append(guards, datastore.Guard{Table: te.table, Key: v})
+	}
+	row, err := gc.CreateGuarded(ctx, e.table, e.toRow(rec), guards)
+	if errors.Is(err, errors.ErrUnsupported) {
+		return false, nil
+	}
+	if err != nil {
+		return false, e.classify(err)
+	}
+	if row == nil {
+		return false, nil
+	}
+	*created = e.fromRow(row)
+	id := (*created)[m.PrimaryKey]
+	for _, name := range m.Order {
+		if a := m.Attributes[name]; a.IsSingular() {
+			cs.keyChanged(m, a, id, nil, (*created)[name])
+		}
+	}
+	return true, nil
 }
 
 func hasSingularValue(m *model.Model, rec model.Record) bool {

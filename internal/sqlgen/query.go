@@ -177,6 +177,64 @@ func Insert(d *Dialect, t *datastore.Table, rec datastore.Record) (Stmt, error) 
 	return b.returning(true), nil
 }
 
+// InsertGuarded compiles the insertion of one record that inserts it only
+// if each guard's row exists, locking those rows with lock (a clause such
+// as PostgreSQL's FOR KEY SHARE) until the statement's transaction ends:
+// an INSERT ... SELECT whose WHERE holds one EXISTS per guard. It returns
+// the stored row, as Insert does, or none when a guard's row is missing.
+// The dialect must support RETURNING.
+func InsertGuarded(d *Dialect, t *datastore.Table, rec datastore.Record, guards []datastore.Guard, lock string) (Stmt, error) {
+	if !d.Returning {
+		return Stmt{}, fmt.Errorf("insert into %s: guarded inserts need RETURNING", t.Name)
+	}
+	b, err := newBuilder(d, t)
+	if err != nil {
+		return Stmt{}, err
+	}
+	cols, vals, err := b.values(rec)
+	if err != nil {
+		return Stmt{}, err
+	}
+	keys := make([]any, len(guards))
+	for i, g := range guards {
+		c := g.Table.Column(g.Table.PrimaryKey)
+		if c == nil {
+			return Stmt{}, fmt.Errorf("insert into %s: guard table %s has no primary key column", t.Name, g.Table.Name)
+		}
+		if keys[i], err = Encode(c.Kind, g.Key); err != nil {
+			return Stmt{}, fmt.Errorf("insert into %s: guard %s: %w", t.Name, g.Table.Name, err)
+		}
+	}
+	b.str("INSERT INTO ")
+	b.ident(t.Name)
+	if len(cols) > 0 {
+		b.str(" (")
+		b.columnList(cols)
+		b.str(")")
+	}
+	b.str(" SELECT ")
+	b.params(vals)
+	for i, g := range guards {
+		if i == 0 {
+			b.str(" WHERE ")
+		} else {
+			b.str(" AND ")
+		}
+		b.str("EXISTS (SELECT 1 FROM ")
+		b.ident(g.Table.Name)
+		b.str(" WHERE ")
+		b.ident(g.Table.PrimaryKey)
+		b.str(" = ")
+		b.param(keys[i])
+		if lock != "" {
+			b.str(" ")
+			b.str(lock)
+		}
+		b.str(")")
+	}
+	return b.returning(true), nil
+}
+
 // InsertRows compiles the insertion of recs in one statement that returns
 // nothing, for writes whose stored rows the caller does not need. Every
 // record must set the same columns; absent ones are left to their defaults.
