@@ -388,6 +388,11 @@ type Deferrer interface {
 type Guard struct {
 	Table *Table
 	Key   any
+	// Column, when set, is the column of the inserted row that holds Key:
+	// the row returned holds there, instead of the key, the guard's row
+	// as it is once locked (a Record of all its columns), as FindJoined
+	// nests a joined row. Guards name distinct columns.
+	Column string
 }
 
 // GuardedCreator is an optional capability of an Adapter: inserting a row

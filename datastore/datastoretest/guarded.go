@@ -33,6 +33,28 @@ func testCreateGuarded(t *testing.T, a datastore.Adapter) {
 	}
 	diff(t, "CreateGuarded(existing)", got, stored[0])
 
+	// Guards with a Column return their rows in its place.
+	nested := []datastore.Guard{{Table: owners, Key: "o1", Column: "owner"}, {Table: people, Key: int64(4), Column: "friend"}}
+	got, err = gc.CreateGuarded(ctx, people, datastore.Record{"name": "p7", "owner": "o1", "friend": int64(4), "meta": map[string]any{"a": 1.0}}, nested)
+	if err != nil || got == nil {
+		t.Fatalf("CreateGuarded(nested) = %v, %v", got, err)
+	}
+	want := find(t, a, where(people, eq("name", "p7")))[0]
+	want["owner"] = find(t, a, where(owners, eq("id", "o1")))[0]
+	want["friend"] = find(t, a, where(people, eq("id", 4.0)))[0]
+	diff(t, "CreateGuarded(nested)", got, want)
+	got, err = gc.CreateGuarded(ctx, people, datastore.Record{"name": "p8", "owner": "o2", "friend": int64(4)}, append(nested[1:], datastore.Guard{Table: owners, Key: "o2"}))
+	if err != nil || got == nil {
+		t.Fatalf("CreateGuarded(one nested) = %v, %v", got, err)
+	}
+	want = find(t, a, where(people, eq("name", "p8")))[0]
+	want["friend"] = find(t, a, where(people, eq("id", 4.0)))[0]
+	diff(t, "CreateGuarded(one nested)", got, want)
+	got, err = gc.CreateGuarded(ctx, people, datastore.Record{"name": "refused", "owner": "o1"}, []datastore.Guard{nested[0], {Table: people, Key: int64(99), Column: "friend"}})
+	if err != nil || got != nil {
+		t.Errorf("CreateGuarded(nested, missing) = %v, %v; want nil, nil", got, err)
+	}
+
 	before := count(t, a, all(people))
 	for _, tt := range []struct {
 		name   string
@@ -48,6 +70,7 @@ func testCreateGuarded(t *testing.T, a datastore.Adapter) {
 		}
 	}
 	diff(t, "rows after refused creates", count(t, a, all(people)), before)
+	diff(t, "refused rows", count(t, a, where(people, eq("name", "refused"))), int64(0))
 
 	_, err = gc.CreateGuarded(ctx, owners, datastore.Record{"id": "o1", "name": "again"}, guards("o2", int64(1))[1:])
 	var ue *datastore.UniqueError

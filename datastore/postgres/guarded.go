@@ -30,19 +30,22 @@ func (db *DB) CreateGuarded(ctx context.Context, t *datastore.Table, rec datasto
 	return db.session().CreateGuarded(ctx, t, rec, guards)
 }
 
-// CreateGuarded implements datastore.GuardedCreator with one INSERT ...
-// SELECT ... WHERE EXISTS (... FOR KEY SHARE) RETURNING: the check, the
-// locks and the insert cost one round trip, and outside a transaction run
-// as the statement's own. At READ COMMITTED a guard's row that a
-// concurrent transaction deletes makes the EXISTS wait for it, then find
-// nothing; one it only updates is found in its new version.
+// CreateGuarded implements datastore.GuardedCreator with one statement
+// (see sqlgen.InsertGuardedWith): WITH queries reading the guards' rows
+// FOR KEY SHARE, an INSERT ... SELECT ... WHERE EXISTS on them, and the
+// inserted row with the guards' rows it nests. The check, the locks, the
+// insert and the rows an answer needs cost one round trip, and outside a
+// transaction run as the statement's own. At READ COMMITTED a guard's row
+// that a concurrent transaction deletes makes the lock wait for it, then
+// find nothing; one it only updates is found, and returned, in its new
+// version.
 func (s *session) CreateGuarded(ctx context.Context, t *datastore.Table, rec datastore.Record, guards []datastore.Guard) (datastore.Record, error) {
 	if _, ok := explicitKey(t, rec); ok {
 		// The sequence would have to move past the key, in a statement
 		// of its own, even when the insert is refused.
 		return nil, fmt.Errorf("create %s with an explicit key: %w", t.Name, errors.ErrUnsupported)
 	}
-	st, err := sqlgen.InsertGuarded(s.d, t, rec, guards, guardLock)
+	st, err := sqlgen.InsertGuardedWith(s.d, t, rec, guards, guardLock)
 	if err != nil {
 		return nil, fmt.Errorf("create: %w: %w", errors.ErrUnsupported, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/skiffhq/skiff/criteria"
 	"github.com/skiffhq/skiff/datastore"
 	"github.com/skiffhq/skiff/internal/sqlgen"
 )
@@ -29,7 +30,8 @@ func (t *tx) CreateGuarded(ctx context.Context, tbl *datastore.Table, rec datast
 	return createGuarded(ctx, t.db.d, t.r, tbl, rec, guards)
 }
 
-// createGuarded runs one INSERT ... SELECT ... WHERE EXISTS (...) RETURNING.
+// createGuarded runs one INSERT ... SELECT ... WHERE EXISTS (...)
+// RETURNING, then reads the guards' rows the caller wants returned.
 func createGuarded(ctx context.Context, d *sqlgen.Dialect, w runner, t *datastore.Table, rec datastore.Record, guards []datastore.Guard) (datastore.Record, error) {
 	st, err := sqlgen.InsertGuarded(d, t, rec, guards, "")
 	if err != nil {
@@ -43,7 +45,27 @@ func createGuarded(ctx context.Context, d *sqlgen.Dialect, w runner, t *datastor
 	case 0:
 		return nil, nil
 	case 1:
-		return rows[0], nil
+	default:
+		return nil, fmt.Errorf("create %s: insert returned %d rows", t.Name, len(rows))
 	}
-	return nil, fmt.Errorf("create %s: insert returned %d rows", t.Name, len(rows))
+	row := rows[0]
+	// The guards' rows to return are read on the same connection, which
+	// no other writer can change in between.
+	for _, g := range guards {
+		if g.Column == "" {
+			continue
+		}
+		got, err := find(ctx, d, w, &datastore.Query{
+			Table: g.Table, Limit: criteria.Unlimited,
+			Where: &criteria.Cmp{Attr: g.Table.PrimaryKey, Op: criteria.Eq, Value: g.Key},
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(got) != 1 {
+			return nil, fmt.Errorf("create %s: guard %s read %d rows", t.Name, g.Table.Name, len(got))
+		}
+		row[g.Column] = got[0]
+	}
+	return row, nil
 }
