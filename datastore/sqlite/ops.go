@@ -207,7 +207,17 @@ func whereOnly(q *datastore.Query) *datastore.Query {
 	return &datastore.Query{Table: q.Table, Where: q.Where, Limit: criteria.Unlimited}
 }
 
+// queryRecords runs st and reads its records: from the driver directly on
+// the read pool (see rawStmts), through database/sql otherwise.
 func queryRecords(ctx context.Context, r runner, st sqlgen.Stmt) ([]datastore.Record, error) {
+	if r.tx == nil && r.cache.raw != nil {
+		return r.cache.raw.records(ctx, r, st)
+	}
+	return sqlRecords(ctx, r, st)
+}
+
+// sqlRecords runs st through database/sql and reads its records.
+func sqlRecords(ctx context.Context, r runner, st sqlgen.Stmt) ([]datastore.Record, error) {
 	rows, err := r.query(ctx, st.SQL, st.Args)
 	if err != nil {
 		return nil, err
