@@ -53,6 +53,14 @@ func (r *results) records(cols []*datastore.Column, nests ...sqlgen.Nest) ([]dat
 	if len(nests) > 0 {
 		vals = make([]any, len(cols))
 	}
+	value := func(i int) (any, error) {
+		v, err := decode(cols[i].Kind, dest[i])
+		if b, ok := v.([]byte); ok {
+			// The driver reuses its buffer for the next row.
+			v = bytes.Clone(b)
+		}
+		return v, err
+	}
 	out := []datastore.Record{}
 	for {
 		err := r.raw.Next(dest)
@@ -62,27 +70,9 @@ func (r *results) records(cols []*datastore.Column, nests ...sqlgen.Nest) ([]dat
 		if err != nil {
 			return nil, err
 		}
-		var rec datastore.Record
-		if vals == nil {
-			rec = make(datastore.Record, len(cols))
-		}
-		for i, c := range cols {
-			v, err := decode(c.Kind, dest[i])
-			if err != nil {
-				return nil, fmt.Errorf("column %s: %w", c.Name, err)
-			}
-			if b, ok := v.([]byte); ok {
-				// The driver reuses its buffer for the next row.
-				v = bytes.Clone(b)
-			}
-			if vals != nil {
-				vals[i] = v
-				continue
-			}
-			rec[c.Name] = v
-		}
-		if vals != nil {
-			rec = sqlgen.NestedRecord(cols, nests, vals)
+		rec, err := sqlgen.RowRecord(cols, nests, vals, value)
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, rec)
 	}

@@ -245,6 +245,7 @@ func readRows(rows driver.Rows, cols []*datastore.Column, nests ...sqlgen.Nest) 
 	if len(nests) > 0 {
 		vals = make([]any, len(cols))
 	}
+	value := func(i int) (any, error) { return sqlgen.Decode(cols[i].Kind, dest[i]) }
 	out := []datastore.Record{}
 	for {
 		err := rows.Next(dest)
@@ -254,25 +255,9 @@ func readRows(rows driver.Rows, cols []*datastore.Column, nests ...sqlgen.Nest) 
 		if err != nil {
 			return nil, err
 		}
-		if vals != nil {
-			// NestedRecord copies the values out.
-			for i, c := range cols {
-				v, err := sqlgen.Decode(c.Kind, dest[i])
-				if err != nil {
-					return nil, fmt.Errorf("column %s: %w", c.Name, err)
-				}
-				vals[i] = v
-			}
-			out = append(out, sqlgen.NestedRecord(cols, nests, vals))
-			continue
-		}
-		rec := make(datastore.Record, len(cols))
-		for i, c := range cols {
-			v, err := sqlgen.Decode(c.Kind, dest[i])
-			if err != nil {
-				return nil, fmt.Errorf("column %s: %w", c.Name, err)
-			}
-			rec[c.Name] = v
+		rec, err := sqlgen.RowRecord(cols, nests, vals, value)
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, rec)
 	}

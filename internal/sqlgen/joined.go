@@ -61,6 +61,33 @@ func NestedRecord(cols []*datastore.Column, nests []Nest, vals []any) datastore.
 	return rec
 }
 
+// RowRecord returns the record of one result row whose columns are cols,
+// joined rows nested as nests say (see NestedRecord). value returns column
+// i's value decoded; vals, of len(cols), holds the decoded values meanwhile
+// when there are nests (nil when not), so that a scan reuses it row after
+// row. Every adapter's scans build their records with it.
+func RowRecord(cols []*datastore.Column, nests []Nest, vals []any, value func(i int) (any, error)) (datastore.Record, error) {
+	if len(nests) == 0 {
+		rec := make(datastore.Record, len(cols))
+		for i, c := range cols {
+			v, err := value(i)
+			if err != nil {
+				return nil, fmt.Errorf("column %s: %w", c.Name, err)
+			}
+			rec[c.Name] = v
+		}
+		return rec, nil
+	}
+	for i, c := range cols {
+		v, err := value(i)
+		if err != nil {
+			return nil, fmt.Errorf("column %s: %w", c.Name, err)
+		}
+		vals[i] = v
+	}
+	return NestedRecord(cols, nests, vals), nil
+}
+
 // SelectJoined compiles q reading, with each of its rows, the row of each
 // join's table whose primary key equals the join's column (a LEFT JOIN):
 // the result rows hold q's columns (q.Select, or all), then every column
