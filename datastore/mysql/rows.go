@@ -48,34 +48,17 @@ func (r *results) records(cols []*datastore.Column, nests ...sqlgen.Nest) ([]dat
 	if cap(r.dest) < len(cols) {
 		r.dest = make([]driver.Value, len(cols))
 	}
-	dest := r.dest[:len(cols)]
-	var vals []any
-	if len(nests) > 0 {
-		vals = make([]any, len(cols))
+	return sqlgen.DriverRecords(r.raw, r.dest[:len(cols)], cols, nests, decodeOwned)
+}
+
+// decodeOwned is decode for the driver's own rows, whose bytes the driver
+// reuses for the next row: a []byte value is copied.
+func decodeOwned(k datastore.Kind, v any) (any, error) {
+	v, err := decode(k, v)
+	if b, ok := v.([]byte); ok {
+		v = bytes.Clone(b)
 	}
-	value := func(i int) (any, error) {
-		v, err := decode(cols[i].Kind, dest[i])
-		if b, ok := v.([]byte); ok {
-			// The driver reuses its buffer for the next row.
-			v = bytes.Clone(b)
-		}
-		return v, err
-	}
-	out := []datastore.Record{}
-	for {
-		err := r.raw.Next(dest)
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		rec, err := sqlgen.RowRecord(cols, nests, vals, value)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, rec)
-	}
+	return v, err
 }
 
 // columns returns the number of columns of the current result set.

@@ -6,7 +6,6 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"io"
 	"sync"
 	"time"
 
@@ -240,25 +239,5 @@ func readRows(rows driver.Rows, cols []*datastore.Column, nests ...sqlgen.Nest) 
 	if n := len(rows.Columns()); n != len(cols) {
 		return nil, fmt.Errorf("sql: expected %d destination arguments in Scan, not %d", n, len(cols))
 	}
-	dest := make([]driver.Value, len(cols))
-	var vals []any
-	if len(nests) > 0 {
-		vals = make([]any, len(cols))
-	}
-	value := func(i int) (any, error) { return sqlgen.Decode(cols[i].Kind, dest[i]) }
-	out := []datastore.Record{}
-	for {
-		err := rows.Next(dest)
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		rec, err := sqlgen.RowRecord(cols, nests, vals, value)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, rec)
-	}
+	return sqlgen.DriverRecords(rows, make([]driver.Value, len(cols)), cols, nests, sqlgen.Decode)
 }

@@ -1,7 +1,9 @@
 package sqlgen
 
 import (
+	"database/sql/driver"
 	"fmt"
+	"io"
 
 	"github.com/skiffhq/skiff/datastore"
 )
@@ -86,6 +88,33 @@ func RowRecord(cols []*datastore.Column, nests []Nest, vals []any, value func(i 
 		vals[i] = v
 	}
 	return NestedRecord(cols, nests, vals), nil
+}
+
+// DriverRecords reads every row left of rows, a driver's own rows (read
+// past database/sql, which copies and boxes each value again), whose
+// columns are cols, joined rows nested as nests say. Each row is read into
+// dest, of len(cols), and column i's value decoded with decode.
+func DriverRecords(rows driver.Rows, dest []driver.Value, cols []*datastore.Column, nests []Nest, decode func(k datastore.Kind, v any) (any, error)) ([]datastore.Record, error) {
+	var vals []any
+	if len(nests) > 0 {
+		vals = make([]any, len(cols))
+	}
+	value := func(i int) (any, error) { return decode(cols[i].Kind, dest[i]) }
+	out := []datastore.Record{}
+	for {
+		err := rows.Next(dest)
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		rec, err := RowRecord(cols, nests, vals, value)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rec)
+	}
 }
 
 // SelectJoined compiles q reading, with each of its rows, the row of each
