@@ -197,23 +197,11 @@ func InsertGuarded(d *Dialect, t *datastore.Table, rec datastore.Record, guards 
 	}
 	keys := make([]any, len(guards))
 	for i, g := range guards {
-		c := g.Table.Column(g.Table.PrimaryKey)
-		if c == nil {
-			return Stmt{}, fmt.Errorf("insert into %s: guard table %s has no primary key column", t.Name, g.Table.Name)
-		}
-		if keys[i], err = Encode(c.Kind, g.Key); err != nil {
-			return Stmt{}, fmt.Errorf("insert into %s: guard %s: %w", t.Name, g.Table.Name, err)
+		if _, keys[i], err = guardKey(t, g); err != nil {
+			return Stmt{}, err
 		}
 	}
-	b.str("INSERT INTO ")
-	b.ident(t.Name)
-	if len(cols) > 0 {
-		b.str(" (")
-		b.columnList(cols)
-		b.str(")")
-	}
-	b.str(" SELECT ")
-	b.params(vals)
+	b.insertSelect(t, cols, vals)
 	for i, g := range guards {
 		if i == 0 {
 			b.str(" WHERE ")
@@ -233,6 +221,35 @@ func InsertGuarded(d *Dialect, t *datastore.Table, rec datastore.Record, guards 
 		b.str(")")
 	}
 	return b.returning(true), nil
+}
+
+// guardKey returns the primary key column of g's table and g's key
+// encoded for it, for an insertion into t guarded by g.
+func guardKey(t *datastore.Table, g datastore.Guard) (*datastore.Column, any, error) {
+	pk := g.Table.Column(g.Table.PrimaryKey)
+	if pk == nil {
+		return nil, nil, fmt.Errorf("insert into %s: guard table %s has no primary key column", t.Name, g.Table.Name)
+	}
+	key, err := Encode(pk.Kind, g.Key)
+	if err != nil {
+		return nil, nil, fmt.Errorf("insert into %s: guard %s: %w", t.Name, g.Table.Name, err)
+	}
+	return pk, key, nil
+}
+
+// insertSelect writes the head of a guarded insertion of vals into cols
+// of t: INSERT INTO t (cols) SELECT vals, to which the guards' WHERE is
+// added.
+func (b *builder) insertSelect(t *datastore.Table, cols []*datastore.Column, vals []any) {
+	b.str("INSERT INTO ")
+	b.ident(t.Name)
+	if len(cols) > 0 {
+		b.str(" (")
+		b.columnList(cols)
+		b.str(")")
+	}
+	b.str(" SELECT ")
+	b.params(vals)
 }
 
 // guardAlias names the common table expressions of InsertGuardedWith's
@@ -265,13 +282,9 @@ func InsertGuardedWith(d *Dialect, t *datastore.Table, rec datastore.Record, gua
 	var nests []Nest
 	b.str("WITH ")
 	for i, g := range guards {
-		pk := g.Table.Column(g.Table.PrimaryKey)
-		if pk == nil {
-			return Stmt{}, fmt.Errorf("insert into %s: guard table %s has no primary key column", t.Name, g.Table.Name)
-		}
-		key, err := Encode(pk.Kind, g.Key)
+		pk, key, err := guardKey(t, g)
 		if err != nil {
-			return Stmt{}, fmt.Errorf("insert into %s: guard %s: %w", t.Name, g.Table.Name, err)
+			return Stmt{}, err
 		}
 		b.str(guardAlias)
 		b.str(strconv.Itoa(i))
@@ -313,15 +326,8 @@ func InsertGuardedWith(d *Dialect, t *datastore.Table, rec datastore.Record, gua
 		b.str("), ")
 	}
 	b.str(insertAlias)
-	b.str(" AS (INSERT INTO ")
-	b.ident(t.Name)
-	if len(cols) > 0 {
-		b.str(" (")
-		b.columnList(cols)
-		b.str(")")
-	}
-	b.str(" SELECT ")
-	b.params(vals)
+	b.str(" AS (")
+	b.insertSelect(t, cols, vals)
 	for i := range guards {
 		if i == 0 {
 			b.str(" WHERE ")
