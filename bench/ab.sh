@@ -14,6 +14,7 @@
 #   bench/ab.sh                                  # merge base with main, 5 rounds of 5 s, 2 connections
 #   BASE=419e567 ROUNDS=9 DURATION=3s bench/ab.sh
 #   PATHS="/pet/42 /pet?limit=30" bench/ab.sh    # other endpoints; "POST:/product" posts products,
+#                                                # "POST:/pet" pets with an owner (bench/floor/post.lua),
 #                                                # "PUT:/tag/1/pets" replaces ten members (bench/replace.lua)
 #   STORE=postgres BASE_PORT=18601 HEAD_PORT=18602 bench/ab.sh
 #   STORE=mysql PATHS=PUT:/tag/1/pets ROUNDS=8 bench/ab.sh
@@ -73,7 +74,10 @@ echo "| endpoint | conns | base $(git rev-parse --short "$BASE") req/s | head re
 echo "|---|---|---|---|---|---|---|---|---|---|"
 for path in $PATHS; do
   method=GET script=
-  if [[ $path == POST:* ]]; then
+  if [[ $path == POST:/pet ]]; then
+    # A create with a singular association (owners 1 to 100, seeded).
+    method=POST path=/pet script=bench/floor/post.lua
+  elif [[ $path == POST:* ]]; then
     method=POST path=${path#POST:} script=bench/post.lua
   elif [[ $path == PUT:* ]]; then
     method=PUT path=${path#PUT:} script=bench/replace.lua

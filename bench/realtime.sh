@@ -15,6 +15,11 @@
 #               send→receipt and CPU µs per delivery.
 #   idle        (below) RSS per socket.
 #
+# And its floor, not in the default MODES:
+#   floor       for each rate in STEADY_RATES, bench/rtfloor: the same fan-out (STEADY_WATCHERS
+#               loopback TCP sockets, one write each) with nothing of Skiff in it, read as rtload
+#               reads; what steady's p99 cannot go below on these cores.
+#
 # Older modes:
 #   throughput  for each count in TP_WATCHERS, that many sockets watch `product` while
 #               TP_CREATORS clients POST products as fast as the server answers; notifications
@@ -67,6 +72,7 @@ trap 'for p in $pid $pid2; do kill "$p" 2>/dev/null || true; done; rm -rf "$work
 skiff=${SKIFF_BIN:-$work/skiff}
 [ -n "${SKIFF_BIN:-}" ] || go build -o "$skiff" ./cmd/skiff
 go build -o "$work/rtload" ./bench/rtload
+go build -o "$work/rtfloor" ./bench/rtfloor
 url=http://127.0.0.1:$PORT
 
 start_server() {
@@ -157,6 +163,17 @@ for mode in $MODES; do
       echo "$out" >&2
       rows+=("| steady | $STEADY_WATCHERS watching | $(field creates_per_s "$out")/s (asked $rate) | send→receipt p50 $(field send_p50_ms "$out") / **p99 $(field send_p99_ms "$out") ms** / max $(field send_max_ms "$out"); $(cpu "$out"); $(( $(field expected "$out") - $(field delivered "$out") )) lost | p99 ≤ 10 ms at 20/s | $(load) |")
       stop_server
+    done
+    ;;
+  floor)
+    for rate in $STEADY_RATES; do
+      "$work/rtfloor" -serve -addr "127.0.0.1:$PORT" -watchers "$STEADY_WATCHERS" -rate "$rate" -warmup 1s -duration "$DURATION" &
+      pid=$!
+      out=$("$work/rtfloor" -addr "127.0.0.1:$PORT" -watchers "$STEADY_WATCHERS" -warmup 1s -pid "$pid" | grep '^RESULT')
+      wait "$pid"
+      pid=
+      echo "$out" >&2
+      rows+=("| floor | $STEADY_WATCHERS connections | $rate fan-outs/s | latency p50 $(field send_p50_ms "$out") / **p99 $(field send_p99_ms "$out") ms** / max $(field send_max_ms "$out"); $(field cpu_us_per_delivery "$out") µs server CPU/delivery, reader $(field rtload_cpu_us_per_delivery "$out") µs | — | $(load) |")
     done
     ;;
   throughput)

@@ -182,7 +182,10 @@ func (s *Service) create(ctx context.Context, ps *pubsub, m *model.Model, o *Opt
 	if err != nil {
 		return nil, err
 	}
-	rec, changes, err := s.orm.Create(ctx, m, o.NewRecord)
+	// The new record is as stored; only its associations need reading,
+	// and those the create reads with the insert are read.
+	pops, empty := freshPopulates(m, o.NewRecord, pops)
+	rec, answer, pops, changes, err := s.orm.CreateAnswer(ctx, m, o.NewRecord, pops)
 	if err != nil {
 		return nil, err
 	}
@@ -190,9 +193,7 @@ func (s *Service) create(ctx context.Context, ps *pubsub, m *model.Model, o *Opt
 		// created carries the record as stored, before population.
 		ps.created(m, rec, nil, changes)
 	}
-	// The new record is as stored; only its associations need reading.
-	pops, empty := freshPopulates(m, o.NewRecord, pops)
-	res, err := s.answer(ctx, m, rec, pops, empty...)
+	res, err := s.answer(ctx, m, answer, pops, empty...)
 	if ps.format == FormatSails {
 		// created carries the answer, as in Sails; the record was created
 		// even if reading the answer failed, and the watchers learn of it.

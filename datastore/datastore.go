@@ -383,6 +383,39 @@ type Deferrer interface {
 	DeferDestroy(ctx context.Context, q *Query) error
 }
 
+// Guard names a row that must exist for a GuardedCreator's insert: the
+// row of Table whose primary key is Key (a value of that column's kind).
+type Guard struct {
+	Table *Table
+	Key   any
+	// Column, when set, is the column of the inserted row that holds Key:
+	// the row returned holds there, instead of the key, the guard's row
+	// as it is once locked (a Record of all its columns), as FindJoined
+	// nests a joined row. Guards name distinct columns.
+	Column string
+}
+
+// GuardedCreator is an optional capability of an Adapter: inserting a row
+// only if the rows it points at exist, with the check and the insert one
+// atomic step, as a create with singular associations wants. Without it
+// the caller checks, locking the rows with Locker, and inserts in a
+// transaction, which costs an engine with round trips several of them.
+type GuardedCreator interface {
+	// CreateGuarded inserts rec into t only if every guard names an
+	// existing row, and returns the row as stored (as Create would), or
+	// nil, having inserted nothing, when one does not. The guards' rows
+	// are locked from the check until the insert is committed against
+	// deletion and against Locker's locks, so a concurrent change that
+	// removes one either waits for the insert (and then sees the new row)
+	// or makes the insert refused; changes to their other columns need not
+	// wait. Outside a transaction the insert is committed when
+	// CreateGuarded returns. A unique violation is *UniqueError. An
+	// adapter that cannot express a call (say, rec sets an auto-increment
+	// key) answers errors.ErrUnsupported before sending anything, and the
+	// caller takes its other path.
+	CreateGuarded(ctx context.Context, t *Table, rec Record, guards []Guard) (Record, error)
+}
+
 // UniqueError reports a unique-constraint violation (Waterline E_UNIQUE).
 // Columns lists the offending columns when the engine tells them.
 type UniqueError struct {

@@ -317,7 +317,7 @@ func (o *ORM) populate(ctx context.Context, e *entry, recs []model.Record, pops 
 		if a.Assoc.Kind != model.BelongsTo {
 			continue
 		}
-		if err := o.populateSingular(ctx, a, recs); err != nil {
+		if err := o.populateSingular(ctx, e, a, recs); err != nil {
 			return fmt.Errorf("populate %s.%s: %w", e.model.Identity, a.Name, err)
 		}
 	}
@@ -345,9 +345,10 @@ func (e *entry) associations(pops []Populate) ([]*model.Attribute, error) {
 	return attrs, nil
 }
 
-func (o *ORM) populateSingular(ctx context.Context, a *model.Attribute, recs []model.Record) error {
+func (o *ORM) populateSingular(ctx context.Context, e *entry, a *model.Attribute, recs []model.Record) error {
 	target := a.Assoc.Target
 	ids := distinct(recs, a.Name)
+	e.noteShare(a.Name, len(ids), len(recs))
 	byPK := map[any]model.Record{}
 	if len(ids) > 0 {
 		children, err := o.Find(ctx, target, &criteria.Criteria{

@@ -17,6 +17,42 @@ type joinPlan struct {
 	targets []*entry // their models, as joins
 	// rest are the populates left once the joined ones are read.
 	rest []Populate
+	// page is set for a find of more than two records, whose shares of
+	// distinct associated records assign notes in from.
+	page bool
+	from *entry
+}
+
+// pageJoinShare is the share of distinct associated records among a
+// page's records, in thousandths, from which the next pages read the
+// association by a join. The second query's cost is mostly its own (a
+// statement, a read transaction), the join's grows with the records
+// pointing at the same one: measured at 30 of 30 distinct (join a fifth
+// cheaper) and 3 of 30 (the second query 11-15% cheaper), they break even
+// near half.
+const pageJoinShare = 500
+
+// minNotedPage is the fewest records whose share of distinct associated
+// records is noted: fewer tell little about the pages.
+const minNotedPage = 3
+
+// noteShare notes, for the singular association attr of e, that a page of
+// n records pointed at distinct different records.
+func (e *entry) noteShare(attr string, distinct, n int) {
+	if n < minNotedPage {
+		return
+	}
+	if s := e.shares[attr]; s != nil {
+		s.Store(int32(distinct * 1000 / n))
+	}
+}
+
+// joinsPages reports whether pages of e read the singular association
+// attr by a join: whether the last page noted pointed at distinct records
+// enough. Until a page is noted they read it by a second query.
+func (e *entry) joinsPages(attr string) bool {
+	s := e.shares[attr]
+	return s != nil && s.Load() >= pageJoinShare
 }
 
 // joinPlan returns how a find of e's records on adapter a reads the
@@ -29,21 +65,21 @@ type joinPlan struct {
 // that populate reports it as before.
 //
 // few says that the find reads at most two records (by key, or FindOne):
-// only then is a join taken. A join reads an associated row once per
-// record pointing at it, where a second query reads it once. On the
-// example app's page of 30 pets of 3 owners the join read 27 owners more:
-// on SQLite it took 11% more instructions than the second query
-// (bench/instructions.sh, pet-list), and on PostgreSQL, where it saved a
-// round trip, 7% more of Skiff's CPU per request and 6% fewer requests
-// per second (bench/ab.sh, GET /pet?limit=30, 2026-11-26).
+// then a join is always taken. A page joins an association only when the
+// pages of e read lately pointed at distinct records (joinsPages): a join
+// reads an associated row once per record pointing at it, where a second
+// query reads it once. On the example app's page of 30 pets of 3 owners
+// the join read 27 owners more: on SQLite it took 11-15% more instructions
+// than the second query (bench/instructions.sh, pet-list), and on
+// PostgreSQL, where it saved a round trip, 7% more of Skiff's CPU per
+// request (bench/ab.sh, GET /pet?limit=30, 2026-11-26). On bench/floor's
+// page of 30 pets of 30 owners it took a fifth less CPU per request than
+// the second query (bench/floor.sh, SQLite: 113 against 140 µs).
 func (o *ORM) joinPlan(e *entry, a datastore.Adapter, pops []Populate, few bool) *joinPlan {
 	if len(pops) == 0 {
 		return nil
 	}
 	if _, ok := a.(datastore.JoinFinder); !ok {
-		return nil
-	}
-	if !few {
 		return nil
 	}
 	var j *joinPlan
@@ -53,14 +89,14 @@ func (o *ORM) joinPlan(e *entry, a datastore.Adapter, pops []Populate, few bool)
 			return nil
 		}
 		te := o.joinable(e, attr, p)
-		if te == nil || j != nil && slices.Contains(j.attrs, p.Attr) {
+		if te == nil || !few && !e.joinsPages(p.Attr) || j != nil && slices.Contains(j.attrs, p.Attr) {
 			if j != nil {
 				j.rest = append(j.rest, p)
 			}
 			continue
 		}
 		if j == nil {
-			j = &joinPlan{rest: append([]Populate(nil), pops[:i]...)}
+			j = &joinPlan{rest: append([]Populate(nil), pops[:i]...), page: !few, from: e}
 		}
 		j.joins = append(j.joins, datastore.Join{Column: attr.ColumnName, Table: te.table})
 		j.attrs = append(j.attrs, p.Attr)
@@ -110,13 +146,28 @@ func (j *joinPlan) assign(recs []model.Record) {
 	if j == nil {
 		return
 	}
+	var seen []map[any]struct{}
+	if j.page && len(recs) >= minNotedPage {
+		seen = make([]map[any]struct{}, len(j.attrs))
+		for i := range seen {
+			seen[i] = make(map[any]struct{}, len(recs))
+		}
+	}
 	for _, r := range recs {
 		for i, name := range j.attrs {
 			if row, ok := r[name].(datastore.Record); ok {
+				if seen != nil {
+					seen[i][row[j.targets[i].table.PrimaryKey]] = struct{}{}
+				}
 				r[name] = j.targets[i].fromRow(row)
 			} else {
 				r[name] = nil
 			}
+		}
+	}
+	for i, name := range j.attrs {
+		if seen != nil {
+			j.from.noteShare(name, len(seen[i]), len(recs))
 		}
 	}
 }

@@ -310,3 +310,59 @@ func (b batchingDB) FindBatch(ctx context.Context, reads []datastore.Read) ([][]
 	}
 	return out, nil
 }
+
+// TestPopulateSingularPagesJoin checks that pages read a singular
+// association by a join once a page pointed at distinct records enough,
+// and by a second query again once one pointed at few, answering the same
+// as a second query throughout.
+func TestPopulateSingularPagesJoin(t *testing.T) {
+	db, err := sqlite.Open(t.Context(), datastore.Config{Name: "default", URL: ":memory:"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	models := joinModels(t)
+	c := &countingDB{DB: db}
+	o := migrated(t, c, models...)
+	m := map[string]*model.Model{}
+	for _, x := range models {
+		m[x.Identity] = x
+	}
+	plain, err := orm.New(o.Schema(), map[string]datastore.Adapter{"default": linksOnly{db}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pets []any
+	for i := range 4 {
+		owner := mustCreate(t, o, m["owner"], map[string]any{"name": fmt.Sprint("owner", i)})
+		pets = append(pets, mustCreate(t, o, m["pet"], map[string]any{"name": fmt.Sprint("pet", i), "owner": owner["id"]})["id"])
+	}
+	pops := []orm.Populate{{Attr: "owner"}}
+	page := &criteria.Criteria{Limit: 30, Sort: []criteria.Sort{{Attr: "id"}}}
+	find := func(what string, queries int64) {
+		t.Helper()
+		c.reads.Store(0)
+		got, err := o.Find(t.Context(), m["pet"], page, pops)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := c.reads.Load(); n != queries {
+			t.Errorf("%s: Find took %d queries, want %d", what, n, queries)
+		}
+		want, err := plain.Find(t.Context(), m["pet"], page, pops)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: Find differs from the second query's (-want +got):\n%s", what, diff)
+		}
+	}
+	find("first page of 4 owners", 2)
+	find("next page of 4 owners", 1)
+	for _, pk := range pets[1:] {
+		if _, _, _, err := o.Update(t.Context(), m["pet"], pk, map[string]any{"owner": nil}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	find("first page of 1 owner", 1)
+	find("next page of 1 owner", 2)
+}

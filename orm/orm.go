@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/skiffhq/skiff/criteria"
@@ -50,6 +51,9 @@ type entry struct {
 	copyRows bool
 	// extra is ExtraColumn for schemaless models, "" otherwise.
 	extra string
+	// shares holds, per singular association, the share of distinct
+	// records the last page of records pointed at (see joinsPages).
+	shares map[string]*atomic.Int32
 }
 
 // rename maps one column to the attribute it stores.
@@ -69,9 +73,12 @@ func New(schema *model.Schema, stores map[string]datastore.Adapter) (*ORM, error
 			return nil, fmt.Errorf("model %s: datastore %q is not configured", m.Identity, m.Datastore)
 		}
 		t := tableFor(schema, m)
-		e := &entry{model: m, table: t, store: m.Datastore, adapter: a, txKey: o.txKeys[m.Datastore], colToAttr: map[string]string{}}
+		e := &entry{model: m, table: t, store: m.Datastore, adapter: a, txKey: o.txKeys[m.Datastore], colToAttr: map[string]string{}, shares: map[string]*atomic.Int32{}}
 		for _, name := range m.Order {
 			attr := m.Attributes[name]
+			if attr.Assoc != nil && attr.Assoc.Kind == model.BelongsTo {
+				e.shares[name] = new(atomic.Int32)
+			}
 			if !attr.IsPlural() {
 				e.colToAttr[attr.ColumnName] = name
 			}

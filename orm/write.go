@@ -2,6 +2,7 @@ package orm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -17,13 +18,24 @@ import (
 // record and its collection links in one transaction. It returns the record
 // as stored, without population, and the association changes on every side.
 func (o *ORM) Create(ctx context.Context, m *model.Model, in map[string]any) (model.Record, Changes, error) {
+	rec, _, _, changes, err := o.CreateAnswer(ctx, m, in, nil)
+	return rec, changes, err
+}
+
+// CreateAnswer is Create that also reads, with the insert when the engine
+// can (datastore.GuardedCreator), the records the singular associations
+// of pops point at, as Populate would read them, for the answer. It
+// returns the record as stored; answer, a copy of it with those
+// associations populated (rec itself when none was read so); and rest,
+// the populates of pops left to do on answer.
+func (o *ORM) CreateAnswer(ctx context.Context, m *model.Model, in map[string]any, pops []Populate) (rec, answer model.Record, rest []Populate, changes Changes, err error) {
 	e, err := o.entry(m)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, nil, err
 	}
-	rec, err := m.NewRecord(in, o.now())
+	rec, err = m.NewRecord(in, o.now())
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	plural := map[string][]any{}
 	for name, v := range rec {
@@ -35,6 +47,7 @@ func (o *ORM) Create(ctx context.Context, m *model.Model, in map[string]any) (mo
 		}
 	}
 	var created model.Record
+	answer, rest = nil, pops
 	var cs changeSet
 	insert := func(ctx context.Context) error {
 		cs = changeSet{}
@@ -68,16 +81,133 @@ func (o *ORM) Create(ctx context.Context, m *model.Model, in map[string]any) (mo
 		}
 		return nil
 	}
-	if len(plural) == 0 && !hasSingularValue(m, rec) {
+	switch {
+	case len(plural) == 0 && !hasSingularValue(m, rec):
 		// One INSERT is atomic on its own: skip the transaction round trips.
 		err = insert(ctx)
-	} else {
+	case len(plural) == 0:
+		var g *guarded
+		g, err = o.createGuarded(ctx, e, rec, pops)
+		if err == nil && g == nil {
+			err = o.InTx(ctx, e.store, insert)
+		} else if g != nil {
+			created, answer, rest, cs = g.created, g.answer, g.rest, g.cs
+		}
+	default:
 		err = o.InTx(ctx, e.store, insert)
 	}
 	if err != nil {
-		return nil, nil, wrap("create", m, err)
+		return nil, nil, nil, nil, wrap("create", m, err)
 	}
-	return created, cs.changes(), nil
+	if answer == nil {
+		answer = created
+	}
+	return created, answer, rest, cs.changes(), nil
+}
+
+// guarded is what createGuarded did: the record as stored, the answer
+// with the associations it read, the populates left, and the changes.
+type guarded struct {
+	created, answer model.Record
+	rest            []Populate
+	cs              changeSet
+}
+
+// createGuarded inserts rec, whose only associations are singular, with
+// the adapter's datastore.GuardedCreator when it has one: the check that
+// the records it points at exist, their locks and the insert in one step
+// instead of a transaction, which also reads the records of those of pops
+// a find could read by a join (see joinable). It returns nil, having
+// changed nothing, when the adapter cannot, or when a record pointed at is
+// missing: the transaction's path then runs, and refuses with the error
+// naming it.
+func (o *ORM) createGuarded(ctx context.Context, e *entry, rec model.Record, pops []Populate) (*guarded, error) {
+	gc, ok := o.adapter(ctx, e).(datastore.GuardedCreator)
+	if !ok {
+		return nil, nil
+	}
+	m := e.model
+	var guards []datastore.Guard
+	var joined []string // the associations whose records the guards read
+	var targets []*entry
+	for _, name := range m.Order {
+		a := m.Attributes[name]
+		v := rec[name]
+		if !a.IsSingular() || v == nil {
+			continue
+		}
+		te, err := o.entry(a.Assoc.Target)
+		if err != nil {
+			return nil, err
+		}
+		if te.store != e.store {
+			// The engine sees only its own tables.
+			return nil, nil
+		}
+		if c := te.table.Column(te.table.PrimaryKey); c != nil && c.Kind == datastore.Integer {
+			if f, ok := v.(float64); ok {
+				v = int64(f)
+			}
+		}
+		g := datastore.Guard{Table: te.table, Key: v}
+		for _, p := range pops {
+			if p.Attr == name && o.joinable(e, a, p) != nil {
+				g.Column = a.ColumnName
+				joined, targets = append(joined, name), append(targets, te)
+				break
+			}
+		}
+		guards = append(guards, g)
+	}
+	row, err := gc.CreateGuarded(ctx, e.table, e.toRow(rec), guards)
+	if errors.Is(err, errors.ErrUnsupported) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, e.classify(err)
+	}
+	if row == nil {
+		return nil, nil
+	}
+	g := &guarded{rest: pops}
+	var reads []model.Record
+	if len(joined) > 0 {
+		// Each guard's row is under its column, in place of the key.
+		reads = make([]model.Record, len(joined))
+		for i, name := range joined {
+			col := m.Attributes[name].ColumnName
+			nested, _ := row[col].(datastore.Record)
+			if nested == nil {
+				return nil, fmt.Errorf("create %s: no row of %s read with it", m.Identity, name)
+			}
+			reads[i] = targets[i].fromRow(nested)
+			row[col] = nested[targets[i].table.PrimaryKey]
+		}
+		g.rest = make([]Populate, 0, len(pops))
+		done := make(map[string]bool, len(joined))
+		for _, p := range pops {
+			if slices.Contains(joined, p.Attr) && !done[p.Attr] {
+				done[p.Attr] = true
+				continue
+			}
+			g.rest = append(g.rest, p)
+		}
+	}
+	g.created = e.fromRow(row)
+	g.answer = g.created
+	if len(joined) > 0 {
+		g.answer = maps.Clone(g.created)
+		for i, name := range joined {
+			g.answer[name] = reads[i]
+		}
+	}
+	id := g.created[m.PrimaryKey]
+	for _, name := range m.Order {
+		if a := m.Attributes[name]; a.IsSingular() {
+			g.cs.keyChanged(m, a, id, nil, g.created[name])
+		}
+	}
+	return g, nil
 }
 
 func hasSingularValue(m *model.Model, rec model.Record) bool {

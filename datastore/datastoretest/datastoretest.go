@@ -49,6 +49,7 @@ func TestAdapter(t *testing.T, open func(t *testing.T) datastore.Adapter) {
 		{"InTx", testInTx},
 		{"Deferred", testDeferred},
 		{"Lock", testLock},
+		{"CreateGuarded", testCreateGuarded},
 		{"ReplaceCollection", testReplaceCollection},
 		{"ConcurrentWriters", testConcurrentWriters},
 	}

@@ -48,44 +48,17 @@ func (r *results) records(cols []*datastore.Column, nests ...sqlgen.Nest) ([]dat
 	if cap(r.dest) < len(cols) {
 		r.dest = make([]driver.Value, len(cols))
 	}
-	dest := r.dest[:len(cols)]
-	var vals []any
-	if len(nests) > 0 {
-		vals = make([]any, len(cols))
+	return sqlgen.DriverRecords(r.raw, r.dest[:len(cols)], cols, nests, decodeOwned)
+}
+
+// decodeOwned is decode for the driver's own rows, whose bytes the driver
+// reuses for the next row: a []byte value is copied.
+func decodeOwned(k datastore.Kind, v any) (any, error) {
+	v, err := decode(k, v)
+	if b, ok := v.([]byte); ok {
+		v = bytes.Clone(b)
 	}
-	out := []datastore.Record{}
-	for {
-		err := r.raw.Next(dest)
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		var rec datastore.Record
-		if vals == nil {
-			rec = make(datastore.Record, len(cols))
-		}
-		for i, c := range cols {
-			v, err := decode(c.Kind, dest[i])
-			if err != nil {
-				return nil, fmt.Errorf("column %s: %w", c.Name, err)
-			}
-			if b, ok := v.([]byte); ok {
-				// The driver reuses its buffer for the next row.
-				v = bytes.Clone(b)
-			}
-			if vals != nil {
-				vals[i] = v
-				continue
-			}
-			rec[c.Name] = v
-		}
-		if vals != nil {
-			rec = sqlgen.NestedRecord(cols, nests, vals)
-		}
-		out = append(out, rec)
-	}
+	return v, err
 }
 
 // columns returns the number of columns of the current result set.

@@ -646,30 +646,20 @@ func scan(rows *sql.Rows, cols []*datastore.Column, nests ...sqlgen.Nest) ([]dat
 	for i := range vals {
 		ptrs[i] = &vals[i]
 	}
+	// Decoded in place when nested: Scan sets every value again.
+	var scratch []any
+	if len(nests) > 0 {
+		scratch = vals
+	}
+	value := func(i int) (any, error) { return decode(cols[i].Kind, vals[i]) }
 	out := []datastore.Record{}
 	for rows.Next() {
 		if err := rows.Scan(ptrs...); err != nil {
 			return nil, err
 		}
-		if len(nests) > 0 {
-			// Decoded in place: Scan sets every value again.
-			for i, c := range cols {
-				v, err := decode(c.Kind, vals[i])
-				if err != nil {
-					return nil, fmt.Errorf("column %s: %w", c.Name, err)
-				}
-				vals[i] = v
-			}
-			out = append(out, sqlgen.NestedRecord(cols, nests, vals))
-			continue
-		}
-		rec := make(datastore.Record, len(cols))
-		for i, c := range cols {
-			v, err := decode(c.Kind, vals[i])
-			if err != nil {
-				return nil, fmt.Errorf("column %s: %w", c.Name, err)
-			}
-			rec[c.Name] = v
+		rec, err := sqlgen.RowRecord(cols, nests, scratch, value)
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, rec)
 	}

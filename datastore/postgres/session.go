@@ -379,29 +379,15 @@ func scan(rows pgx.Rows, cols []*datastore.Column, nests ...sqlgen.Nest) ([]data
 	if len(nests) > 0 {
 		vals = make([]any, len(cols))
 	}
+	value := func(i int) (any, error) { return cells[i].value(cols[i].Kind) }
 	out := []datastore.Record{}
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
-		if vals != nil {
-			for i, c := range cols {
-				v, err := cells[i].value(c.Kind)
-				if err != nil {
-					return nil, fmt.Errorf("column %s: %w", c.Name, err)
-				}
-				vals[i] = v
-			}
-			out = append(out, sqlgen.NestedRecord(cols, nests, vals))
-			continue
-		}
-		rec := make(datastore.Record, len(cols))
-		for i, c := range cols {
-			v, err := cells[i].value(c.Kind)
-			if err != nil {
-				return nil, fmt.Errorf("column %s: %w", c.Name, err)
-			}
-			rec[c.Name] = v
+		rec, err := sqlgen.RowRecord(cols, nests, vals, value)
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, rec)
 	}

@@ -207,7 +207,17 @@ func whereOnly(q *datastore.Query) *datastore.Query {
 	return &datastore.Query{Table: q.Table, Where: q.Where, Limit: criteria.Unlimited}
 }
 
+// queryRecords runs st and reads its records: from the driver directly on
+// the read pool (see rawStmts), through database/sql otherwise.
 func queryRecords(ctx context.Context, r runner, st sqlgen.Stmt) ([]datastore.Record, error) {
+	if r.tx == nil && r.cache.raw != nil {
+		return r.cache.raw.records(ctx, r, st)
+	}
+	return sqlRecords(ctx, r, st)
+}
+
+// sqlRecords runs st through database/sql and reads its records.
+func sqlRecords(ctx context.Context, r runner, st sqlgen.Stmt) ([]datastore.Record, error) {
 	rows, err := r.query(ctx, st.SQL, st.Args)
 	if err != nil {
 		return nil, err
@@ -224,30 +234,20 @@ func scan(rows *sql.Rows, cols []*datastore.Column, nests ...sqlgen.Nest) ([]dat
 	for i := range vals {
 		ptrs[i] = &vals[i]
 	}
+	// Decoded in place when nested: Scan sets every value again.
+	var scratch []any
+	if len(nests) > 0 {
+		scratch = vals
+	}
+	value := func(i int) (any, error) { return sqlgen.Decode(cols[i].Kind, vals[i]) }
 	out := []datastore.Record{}
 	for rows.Next() {
 		if err := rows.Scan(ptrs...); err != nil {
 			return nil, err
 		}
-		if len(nests) > 0 {
-			// Decoded in place: Scan sets every value again.
-			for i, c := range cols {
-				v, err := sqlgen.Decode(c.Kind, vals[i])
-				if err != nil {
-					return nil, fmt.Errorf("column %s: %w", c.Name, err)
-				}
-				vals[i] = v
-			}
-			out = append(out, sqlgen.NestedRecord(cols, nests, vals))
-			continue
-		}
-		rec := make(datastore.Record, len(cols))
-		for i, c := range cols {
-			v, err := sqlgen.Decode(c.Kind, vals[i])
-			if err != nil {
-				return nil, fmt.Errorf("column %s: %w", c.Name, err)
-			}
-			rec[c.Name] = v
+		rec, err := sqlgen.RowRecord(cols, nests, scratch, value)
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, rec)
 	}

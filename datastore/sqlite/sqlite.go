@@ -99,7 +99,9 @@ func Open(ctx context.Context, cfg datastore.Config) (*DB, error) {
 	if tmpDir == "" {
 		where, _, _ = strings.Cut(strings.TrimPrefix(name, "file:"), "?")
 	}
-	return &DB{d: sqlgen.SQLite(), read: read, write: write, reads: newStmtCache(read), writes: newStmtCache(write), tmpDir: tmpDir, where: where}, nil
+	reads := newStmtCache(read)
+	reads.raw = newRawStmts(read)
+	return &DB{d: sqlgen.SQLite(), read: read, write: write, reads: reads, writes: newStmtCache(write), tmpDir: tmpDir, where: where}, nil
 }
 
 func removeTemp(dir string) {

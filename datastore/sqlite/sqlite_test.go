@@ -1,9 +1,13 @@
 package sqlite_test
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
+	"github.com/skiffhq/skiff/criteria"
 	"github.com/skiffhq/skiff/datastore"
 	"github.com/skiffhq/skiff/datastore/datastoretest"
 	"github.com/skiffhq/skiff/datastore/sqlite"
@@ -128,5 +132,54 @@ func TestDiskDir(t *testing.T) {
 	}
 	if files, _ := filepath.Glob(filepath.Join(dir, "data", "db", "app.db")); len(files) != 1 {
 		t.Errorf("dir data/db: no app.db in %s/data/db", dir)
+	}
+}
+
+// TestCloseReleasesFile checks that Close closes the statements reads
+// prepared on the read pool's connections (raw.go): a connection closed
+// with statements left open stays open in SQLite, holding its file.
+func TestCloseReleasesFile(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	path := filepath.Join(t.TempDir(), "close.db")
+	db, err := sqlite.Open(t.Context(), datastore.Config{URL: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl := &datastore.Table{Name: "t", PrimaryKey: "id", Columns: []datastore.Column{
+		{Name: "id", Kind: datastore.Integer, PrimaryKey: true, AutoIncrement: true},
+	}}
+	if err := db.Define(t.Context(), []*datastore.Table{tbl}, datastore.MigrateDrop); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Create(t.Context(), tbl, []datastore.Record{{}}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 4 { // several read connections, each with its statement
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 20 {
+				if recs, err := db.Find(t.Context(), &datastore.Query{Table: tbl, Limit: criteria.Unlimited}); err != nil || len(recs) != 1 {
+					t.Errorf("Find = %v, %v; want one record", recs, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fd := range fds {
+		if target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && strings.HasPrefix(target, path) {
+			t.Errorf("after Close, fd %s is still open on %s", fd.Name(), target)
+		}
 	}
 }

@@ -26,6 +26,9 @@ type stmtCache struct {
 	pending map[string]bool
 	gen     int
 	closed  bool
+	// raw, on the read pool, holds the statements its reads run on the
+	// driver directly (queryRecords).
+	raw *rawStmts
 }
 
 func newStmtCache(db *sql.DB) *stmtCache {
@@ -95,6 +98,9 @@ func (c *stmtCache) prepareLater(query string, gen int) {
 // closed outside the lock: Close waits for queries running on them, which
 // may be waiting for a connection whose holder needs the cache.
 func (c *stmtCache) forget() {
+	if c.raw != nil {
+		c.raw.forget()
+	}
 	c.mu.Lock()
 	old := c.m
 	c.m = make(map[string]*sql.Stmt)
@@ -111,6 +117,9 @@ func (c *stmtCache) close() {
 	c.closed = true
 	c.mu.Unlock()
 	c.forget()
+	if c.raw != nil {
+		c.raw.close()
+	}
 }
 
 // runner runs compiled statements on a pool or in a transaction.

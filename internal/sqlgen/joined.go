@@ -1,7 +1,9 @@
 package sqlgen
 
 import (
+	"database/sql/driver"
 	"fmt"
+	"io"
 
 	"github.com/skiffhq/skiff/datastore"
 )
@@ -59,6 +61,60 @@ func NestedRecord(cols []*datastore.Column, nests []Nest, vals []any) datastore.
 		rec[n.Key] = sub
 	}
 	return rec
+}
+
+// RowRecord returns the record of one result row whose columns are cols,
+// joined rows nested as nests say (see NestedRecord). value returns column
+// i's value decoded; vals, of len(cols), holds the decoded values meanwhile
+// when there are nests (nil when not), so that a scan reuses it row after
+// row. Every adapter's scans build their records with it.
+func RowRecord(cols []*datastore.Column, nests []Nest, vals []any, value func(i int) (any, error)) (datastore.Record, error) {
+	if len(nests) == 0 {
+		rec := make(datastore.Record, len(cols))
+		for i, c := range cols {
+			v, err := value(i)
+			if err != nil {
+				return nil, fmt.Errorf("column %s: %w", c.Name, err)
+			}
+			rec[c.Name] = v
+		}
+		return rec, nil
+	}
+	for i, c := range cols {
+		v, err := value(i)
+		if err != nil {
+			return nil, fmt.Errorf("column %s: %w", c.Name, err)
+		}
+		vals[i] = v
+	}
+	return NestedRecord(cols, nests, vals), nil
+}
+
+// DriverRecords reads every row left of rows, a driver's own rows (read
+// past database/sql, which copies and boxes each value again), whose
+// columns are cols, joined rows nested as nests say. Each row is read into
+// dest, of len(cols), and column i's value decoded with decode.
+func DriverRecords(rows driver.Rows, dest []driver.Value, cols []*datastore.Column, nests []Nest, decode func(k datastore.Kind, v any) (any, error)) ([]datastore.Record, error) {
+	var vals []any
+	if len(nests) > 0 {
+		vals = make([]any, len(cols))
+	}
+	value := func(i int) (any, error) { return decode(cols[i].Kind, dest[i]) }
+	out := []datastore.Record{}
+	for {
+		err := rows.Next(dest)
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		rec, err := RowRecord(cols, nests, vals, value)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rec)
+	}
 }
 
 // SelectJoined compiles q reading, with each of its rows, the row of each

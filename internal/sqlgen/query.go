@@ -177,6 +177,202 @@ func Insert(d *Dialect, t *datastore.Table, rec datastore.Record) (Stmt, error) 
 	return b.returning(true), nil
 }
 
+// InsertGuarded compiles the insertion of one record that inserts it only
+// if each guard's row exists, locking those rows with lock (a clause such
+// as PostgreSQL's FOR KEY SHARE) until the statement's transaction ends:
+// an INSERT ... SELECT whose WHERE holds one EXISTS per guard. It returns
+// the stored row, as Insert does, or none when a guard's row is missing.
+// The dialect must support RETURNING.
+func InsertGuarded(d *Dialect, t *datastore.Table, rec datastore.Record, guards []datastore.Guard, lock string) (Stmt, error) {
+	if !d.Returning {
+		return Stmt{}, fmt.Errorf("insert into %s: guarded inserts need RETURNING", t.Name)
+	}
+	b, err := newBuilder(d, t)
+	if err != nil {
+		return Stmt{}, err
+	}
+	cols, vals, err := b.values(rec)
+	if err != nil {
+		return Stmt{}, err
+	}
+	keys := make([]any, len(guards))
+	for i, g := range guards {
+		if _, keys[i], err = guardKey(t, g); err != nil {
+			return Stmt{}, err
+		}
+	}
+	b.insertSelect(t, cols, vals)
+	for i, g := range guards {
+		if i == 0 {
+			b.str(" WHERE ")
+		} else {
+			b.str(" AND ")
+		}
+		b.str("EXISTS (SELECT 1 FROM ")
+		b.ident(g.Table.Name)
+		b.str(" WHERE ")
+		b.ident(g.Table.PrimaryKey)
+		b.str(" = ")
+		b.param(keys[i])
+		if lock != "" {
+			b.str(" ")
+			b.str(lock)
+		}
+		b.str(")")
+	}
+	return b.returning(true), nil
+}
+
+// guardKey returns the primary key column of g's table and g's key
+// encoded for it, for an insertion into t guarded by g.
+func guardKey(t *datastore.Table, g datastore.Guard) (*datastore.Column, any, error) {
+	pk := g.Table.Column(g.Table.PrimaryKey)
+	if pk == nil {
+		return nil, nil, fmt.Errorf("insert into %s: guard table %s has no primary key column", t.Name, g.Table.Name)
+	}
+	key, err := Encode(pk.Kind, g.Key)
+	if err != nil {
+		return nil, nil, fmt.Errorf("insert into %s: guard %s: %w", t.Name, g.Table.Name, err)
+	}
+	return pk, key, nil
+}
+
+// insertSelect writes the head of a guarded insertion of vals into cols
+// of t: INSERT INTO t (cols) SELECT vals, to which the guards' WHERE is
+// added.
+func (b *builder) insertSelect(t *datastore.Table, cols []*datastore.Column, vals []any) {
+	b.str("INSERT INTO ")
+	b.ident(t.Name)
+	if len(cols) > 0 {
+		b.str(" (")
+		b.columnList(cols)
+		b.str(")")
+	}
+	b.str(" SELECT ")
+	b.params(vals)
+}
+
+// guardAlias names the common table expressions of InsertGuardedWith's
+// guards, numbered, and insertAlias its insert's.
+const (
+	guardAlias  = "__skiff_g"
+	insertAlias = "__skiff_ins"
+)
+
+// InsertGuardedWith is InsertGuarded for a dialect whose common table
+// expressions may lock rows and insert (PostgreSQL): each guard's row is
+// read, and locked, by a WITH query of its own, which the insert's EXISTS
+// reads, so that the rows of the guards with a Column are returned as they
+// were once locked, nested in the inserted row as SelectJoined nests a
+// joined row (see the statement's Nests).
+func InsertGuardedWith(d *Dialect, t *datastore.Table, rec datastore.Record, guards []datastore.Guard, lock string) (Stmt, error) {
+	if !d.Returning {
+		return Stmt{}, fmt.Errorf("insert into %s: guarded inserts need RETURNING", t.Name)
+	}
+	b, err := newBuilder(d, t)
+	if err != nil {
+		return Stmt{}, err
+	}
+	cols, vals, err := b.values(rec)
+	if err != nil {
+		return Stmt{}, err
+	}
+	own := b.allColumns()
+	out := own[:len(own):len(own)]
+	var nests []Nest
+	b.str("WITH ")
+	for i, g := range guards {
+		pk, key, err := guardKey(t, g)
+		if err != nil {
+			return Stmt{}, err
+		}
+		b.str(guardAlias)
+		b.str(strconv.Itoa(i))
+		b.str(" AS (SELECT ")
+		if g.Column == "" {
+			b.str("1")
+		} else {
+			if t.Column(g.Column) == nil {
+				return Stmt{}, fmt.Errorf("insert into %s: guard on column %q, which it does not have", t.Name, g.Column)
+			}
+			for _, n := range nests {
+				if n.Key == g.Column {
+					return Stmt{}, fmt.Errorf("insert into %s: two guards on column %q", t.Name, g.Column)
+				}
+			}
+			n := Nest{Key: g.Column, From: len(out)}
+			for k := range g.Table.Columns {
+				c := &g.Table.Columns[k]
+				if c == pk {
+					n.PK = len(out)
+				}
+				out = append(out, c)
+			}
+			n.To = len(out)
+			nests = append(nests, n)
+			b.qual = ""
+			b.columnList(out[n.From:n.To])
+		}
+		b.str(" FROM ")
+		b.ident(g.Table.Name)
+		b.str(" WHERE ")
+		b.ident(g.Table.PrimaryKey)
+		b.str(" = ")
+		b.param(key)
+		if lock != "" {
+			b.str(" ")
+			b.str(lock)
+		}
+		b.str("), ")
+	}
+	b.str(insertAlias)
+	b.str(" AS (")
+	b.insertSelect(t, cols, vals)
+	for i := range guards {
+		if i == 0 {
+			b.str(" WHERE ")
+		} else {
+			b.str(" AND ")
+		}
+		b.str("EXISTS (SELECT 1 FROM ")
+		b.str(guardAlias)
+		b.str(strconv.Itoa(i))
+		b.str(")")
+	}
+	b.str(" RETURNING ")
+	b.columnList(own)
+	b.str(") SELECT ")
+	b.qual = insertAlias
+	b.resultList(own)
+	for i, g := range guards {
+		if g.Column == "" {
+			continue
+		}
+		n := nests[0]
+		for _, m := range nests {
+			if m.Key == g.Column {
+				n = m
+			}
+		}
+		b.str(", ")
+		b.qual = guardAlias + strconv.Itoa(i)
+		b.resultList(out[n.From:n.To])
+	}
+	b.qual = ""
+	b.str(" FROM ")
+	b.str(insertAlias)
+	for i, g := range guards {
+		if g.Column != "" {
+			b.str(" CROSS JOIN ")
+			b.str(guardAlias)
+			b.str(strconv.Itoa(i))
+		}
+	}
+	st := b.stmt(out)
+	st.Nests = nests
+	return st, nil
+}
+
 // InsertRows compiles the insertion of recs in one statement that returns
 // nothing, for writes whose stored rows the caller does not need. Every
 // record must set the same columns; absent ones are left to their defaults.

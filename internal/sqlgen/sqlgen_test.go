@@ -188,6 +188,16 @@ func cases() []struct {
 		{"insert", func(d *sqlgen.Dialect) (sqlgen.Stmt, error) {
 			return sqlgen.Insert(d, table(), datastore.Record{"name": "a", "age": 3.0, "meta": []any{1.0, "x"}, "admin": true})
 		}},
+		{"insert guarded", func(d *sqlgen.Dialect) (sqlgen.Stmt, error) {
+			// user.petId points at a note (as if), user.age at a user.
+			return sqlgen.InsertGuarded(d, table(), datastore.Record{"name": "a", "petId": int64(7), "age": 3.0},
+				[]datastore.Guard{{Table: bagTable(), Key: 7.0}, {Table: table(), Key: 3.0}}, "FOR KEY SHARE")
+		}},
+		{"insert guarded with", func(d *sqlgen.Dialect) (sqlgen.Stmt, error) {
+			// The note's row is returned in place of petId; the user's only checked.
+			return sqlgen.InsertGuardedWith(d, table(), datastore.Record{"name": "a", "petId": int64(7), "age": 3.0},
+				[]datastore.Guard{{Table: bagTable(), Key: 7.0, Column: "petId"}, {Table: table(), Key: 3.0}}, "FOR KEY SHARE")
+		}},
 		{"insert rows", func(d *sqlgen.Dialect) (sqlgen.Stmt, error) {
 			return sqlgen.InsertRows(d, table(), []datastore.Record{{"name": "a", "age": 3.0}, {"age": 4.0, "name": "b"}})
 		}},

@@ -1,0 +1,71 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/skiffhq/skiff/criteria"
+	"github.com/skiffhq/skiff/datastore"
+	"github.com/skiffhq/skiff/internal/sqlgen"
+)
+
+var (
+	_ datastore.GuardedCreator = (*DB)(nil)
+	_ datastore.GuardedCreator = (*tx)(nil)
+)
+
+// CreateGuarded implements datastore.GuardedCreator on the write
+// connection: SQLite has one writer, so nothing can delete a guard's row
+// between the statement's check and its insert, and the statement needs
+// neither lock nor transaction of its own.
+func (db *DB) CreateGuarded(ctx context.Context, t *datastore.Table, rec datastore.Record, guards []datastore.Guard) (datastore.Record, error) {
+	if err := db.check(); err != nil {
+		return nil, err
+	}
+	return createGuarded(ctx, db.d, runner{cache: db.writes}, t, rec, guards)
+}
+
+// CreateGuarded implements datastore.GuardedCreator in the transaction.
+func (t *tx) CreateGuarded(ctx context.Context, tbl *datastore.Table, rec datastore.Record, guards []datastore.Guard) (datastore.Record, error) {
+	return createGuarded(ctx, t.db.d, t.r, tbl, rec, guards)
+}
+
+// createGuarded runs one INSERT ... SELECT ... WHERE EXISTS (...)
+// RETURNING, then reads the guards' rows the caller wants returned.
+func createGuarded(ctx context.Context, d *sqlgen.Dialect, w runner, t *datastore.Table, rec datastore.Record, guards []datastore.Guard) (datastore.Record, error) {
+	st, err := sqlgen.InsertGuarded(d, t, rec, guards, "")
+	if err != nil {
+		return nil, fmt.Errorf("create: %w", err)
+	}
+	rows, err := queryRecords(ctx, w, st)
+	if err != nil {
+		return nil, classify("create", t, err)
+	}
+	switch len(rows) {
+	case 0:
+		return nil, nil
+	case 1:
+	default:
+		return nil, fmt.Errorf("create %s: insert returned %d rows", t.Name, len(rows))
+	}
+	row := rows[0]
+	// The guards' rows to return are read on the same connection, which
+	// no other writer can change in between.
+	for _, g := range guards {
+		if g.Column == "" {
+			continue
+		}
+		got, err := find(ctx, d, w, &datastore.Query{
+			Table: g.Table, Limit: criteria.Unlimited,
+			Where: &criteria.Cmp{Attr: g.Table.PrimaryKey, Op: criteria.Eq, Value: g.Key},
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(got) != 1 {
+			return nil, fmt.Errorf("create %s: guard %s read %d rows", t.Name, g.Table.Name, len(got))
+		}
+		row[g.Column] = got[0]
+	}
+	return row, nil
+}
