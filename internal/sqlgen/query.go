@@ -184,14 +184,7 @@ func Insert(d *Dialect, t *datastore.Table, rec datastore.Record) (Stmt, error) 
 // the stored row, as Insert does, or none when a guard's row is missing.
 // The dialect must support RETURNING.
 func InsertGuarded(d *Dialect, t *datastore.Table, rec datastore.Record, guards []datastore.Guard, lock string) (Stmt, error) {
-	if !d.Returning {
-		return Stmt{}, fmt.Errorf("insert into %s: guarded inserts need RETURNING", t.Name)
-	}
-	b, err := newBuilder(d, t)
-	if err != nil {
-		return Stmt{}, err
-	}
-	cols, vals, err := b.values(rec)
+	b, cols, vals, err := guardedInsert(d, t, rec)
 	if err != nil {
 		return Stmt{}, err
 	}
@@ -221,6 +214,23 @@ func InsertGuarded(d *Dialect, t *datastore.Table, rec datastore.Record, guards 
 		b.str(")")
 	}
 	return b.returning(true), nil
+}
+
+// guardedInsert starts a guarded insertion of rec into t: the builder,
+// and the columns and values rec sets.
+func guardedInsert(d *Dialect, t *datastore.Table, rec datastore.Record) (*builder, []*datastore.Column, []any, error) {
+	if !d.Returning {
+		return nil, nil, nil, fmt.Errorf("insert into %s: guarded inserts need RETURNING", t.Name)
+	}
+	b, err := newBuilder(d, t)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cols, vals, err := b.values(rec)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return b, cols, vals, nil
 }
 
 // guardKey returns the primary key column of g's table and g's key
@@ -266,14 +276,7 @@ const (
 // were once locked, nested in the inserted row as SelectJoined nests a
 // joined row (see the statement's Nests).
 func InsertGuardedWith(d *Dialect, t *datastore.Table, rec datastore.Record, guards []datastore.Guard, lock string) (Stmt, error) {
-	if !d.Returning {
-		return Stmt{}, fmt.Errorf("insert into %s: guarded inserts need RETURNING", t.Name)
-	}
-	b, err := newBuilder(d, t)
-	if err != nil {
-		return Stmt{}, err
-	}
-	cols, vals, err := b.values(rec)
+	b, cols, vals, err := guardedInsert(d, t, rec)
 	if err != nil {
 		return Stmt{}, err
 	}
