@@ -391,7 +391,9 @@ type Guard struct {
 	// Column, when set, is the column of the inserted row that holds Key:
 	// the row returned holds there, instead of the key, the guard's row
 	// as it is once locked (a Record of all its columns), as FindJoined
-	// nests a joined row. Guards name distinct columns.
+	// nests a joined row. An adapter that reads it after the insert, in
+	// a statement of its own, leaves the key there when the row was
+	// deleted in between. Guards name distinct columns.
 	Column string
 }
 

@@ -176,9 +176,12 @@ func (o *ORM) createGuarded(ctx context.Context, e *entry, rec model.Record, pop
 		reads = make([]model.Record, len(joined))
 		for i, name := range joined {
 			col := m.Attributes[name].ColumnName
-			nested, _ := row[col].(datastore.Record)
-			if nested == nil {
-				return nil, fmt.Errorf("create %s: no row of %s read with it", m.Identity, name)
+			nested, ok := row[col].(datastore.Record)
+			if !ok {
+				// Deleted between the insert and its read, on an
+				// engine that makes them two statements: populated
+				// below as any other.
+				continue
 			}
 			reads[i] = targets[i].fromRow(nested)
 			row[col] = nested[targets[i].table.PrimaryKey]
@@ -186,7 +189,7 @@ func (o *ORM) createGuarded(ctx context.Context, e *entry, rec model.Record, pop
 		g.rest = make([]Populate, 0, len(pops))
 		done := make(map[string]bool, len(joined))
 		for _, p := range pops {
-			if slices.Contains(joined, p.Attr) && !done[p.Attr] {
+			if k := slices.Index(joined, p.Attr); k >= 0 && reads[k] != nil && !done[p.Attr] {
 				done[p.Attr] = true
 				continue
 			}
@@ -198,7 +201,9 @@ func (o *ORM) createGuarded(ctx context.Context, e *entry, rec model.Record, pop
 	if len(joined) > 0 {
 		g.answer = maps.Clone(g.created)
 		for i, name := range joined {
-			g.answer[name] = reads[i]
+			if reads[i] != nil {
+				g.answer[name] = reads[i]
+			}
 		}
 	}
 	id := g.created[m.PrimaryKey]

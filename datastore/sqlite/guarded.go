@@ -49,8 +49,10 @@ func createGuarded(ctx context.Context, d *sqlgen.Dialect, w runner, t *datastor
 		return nil, fmt.Errorf("create %s: insert returned %d rows", t.Name, len(rows))
 	}
 	row := rows[0]
-	// The guards' rows to return are read on the same connection, which
-	// no other writer can change in between.
+	// The guards' rows to return are read after the insert, by a
+	// statement of their own: a writer may delete one in between (another
+	// request on the write connection, another process on the file), and
+	// then the key stays, as datastore.Guard allows.
 	for _, g := range guards {
 		if g.Column == "" {
 			continue
@@ -62,10 +64,9 @@ func createGuarded(ctx context.Context, d *sqlgen.Dialect, w runner, t *datastor
 		if err != nil {
 			return nil, err
 		}
-		if len(got) != 1 {
-			return nil, fmt.Errorf("create %s: guard %s read %d rows", t.Name, g.Table.Name, len(got))
+		if len(got) == 1 {
+			row[g.Column] = got[0]
 		}
-		row[g.Column] = got[0]
 	}
 	return row, nil
 }
