@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/skiffhq/skiff/criteria"
 	"github.com/skiffhq/skiff/datastore"
 	"github.com/skiffhq/skiff/internal/sqlgen"
 )
@@ -31,7 +30,7 @@ func (t *tx) CreateGuarded(ctx context.Context, tbl *datastore.Table, rec datast
 }
 
 // createGuarded runs one INSERT ... SELECT ... WHERE EXISTS (...)
-// RETURNING, then reads the guards' rows the caller wants returned.
+// RETURNING, which also reads the guards' rows the caller wants returned.
 func createGuarded(ctx context.Context, d *sqlgen.Dialect, w runner, t *datastore.Table, rec datastore.Record, guards []datastore.Guard) (datastore.Record, error) {
 	st, err := sqlgen.InsertGuarded(d, t, rec, guards, "")
 	if err != nil {
@@ -45,28 +44,7 @@ func createGuarded(ctx context.Context, d *sqlgen.Dialect, w runner, t *datastor
 	case 0:
 		return nil, nil
 	case 1:
-	default:
-		return nil, fmt.Errorf("create %s: insert returned %d rows", t.Name, len(rows))
+		return rows[0], nil
 	}
-	row := rows[0]
-	// The guards' rows to return are read after the insert, by a
-	// statement of their own: a writer may delete one in between (another
-	// request on the write connection, another process on the file), and
-	// then the key stays, as datastore.Guard allows.
-	for _, g := range guards {
-		if g.Column == "" {
-			continue
-		}
-		got, err := find(ctx, d, w, &datastore.Query{
-			Table: g.Table, Limit: criteria.Unlimited,
-			Where: &criteria.Cmp{Attr: g.Table.PrimaryKey, Op: criteria.Eq, Value: g.Key},
-		})
-		if err != nil {
-			return nil, err
-		}
-		if len(got) == 1 {
-			row[g.Column] = got[0]
-		}
-	}
-	return row, nil
+	return nil, fmt.Errorf("create %s: insert returned %d rows", t.Name, len(rows))
 }

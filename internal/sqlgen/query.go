@@ -181,8 +181,10 @@ func Insert(d *Dialect, t *datastore.Table, rec datastore.Record) (Stmt, error) 
 // if each guard's row exists, locking those rows with lock (a clause such
 // as PostgreSQL's FOR KEY SHARE) until the statement's transaction ends:
 // an INSERT ... SELECT whose WHERE holds one EXISTS per guard. It returns
-// the stored row, as Insert does, or none when a guard's row is missing.
-// The dialect must support RETURNING.
+// the stored row, as Insert does, or none when a guard's row is missing;
+// the rows of the guards with a Column are read by subqueries of its
+// RETURNING clause and nested in it as SelectJoined nests a joined row
+// (see the statement's Nests). The dialect must support RETURNING.
 func InsertGuarded(d *Dialect, t *datastore.Table, rec datastore.Record, guards []datastore.Guard, lock string) (Stmt, error) {
 	b, cols, vals, err := guardedInsert(d, t, rec)
 	if err != nil {
@@ -213,7 +215,70 @@ func InsertGuarded(d *Dialect, t *datastore.Table, rec datastore.Record, guards 
 		}
 		b.str(")")
 	}
-	return b.returning(true), nil
+	// The guards' rows to return are read by the RETURNING clause, one
+	// subquery per column, by key: in the statement that checked them,
+	// which nothing can change in between.
+	own := b.allColumns()
+	out := own[:len(own):len(own)]
+	var nests []Nest
+	b.str(" RETURNING ")
+	b.resultList(own)
+	for i, g := range guards {
+		if g.Column == "" {
+			continue
+		}
+		pk := g.Table.Column(g.Table.PrimaryKey)
+		var n Nest
+		if out, n, err = guardNest(t, g, pk, out, nests); err != nil {
+			return Stmt{}, err
+		}
+		nests = append(nests, n)
+		alias := guardAlias + strconv.Itoa(i)
+		for _, c := range out[n.From:n.To] {
+			b.str(", (SELECT ")
+			b.qual = alias
+			b.resultList([]*datastore.Column{c})
+			b.qual = ""
+			b.str(" FROM ")
+			b.ident(g.Table.Name)
+			b.str(" AS ")
+			b.ident(alias)
+			b.str(" WHERE ")
+			b.ident(alias)
+			b.str(".")
+			b.ident(g.Table.PrimaryKey)
+			b.str(" = ")
+			b.param(keys[i])
+			b.str(")")
+		}
+	}
+	st := b.stmt(out)
+	st.Nests = nests
+	return st, nil
+}
+
+// guardNest returns the nest of guard g's row, whose primary key column is
+// pk, appended to the result columns out of an insertion into t, after
+// checking that t has g's column and that no earlier nest names it.
+func guardNest(t *datastore.Table, g datastore.Guard, pk *datastore.Column, out []*datastore.Column, nests []Nest) ([]*datastore.Column, Nest, error) {
+	if t.Column(g.Column) == nil {
+		return nil, Nest{}, fmt.Errorf("insert into %s: guard on column %q, which it does not have", t.Name, g.Column)
+	}
+	for _, n := range nests {
+		if n.Key == g.Column {
+			return nil, Nest{}, fmt.Errorf("insert into %s: two guards on column %q", t.Name, g.Column)
+		}
+	}
+	n := Nest{Key: g.Column, From: len(out)}
+	for k := range g.Table.Columns {
+		c := &g.Table.Columns[k]
+		if c == pk {
+			n.PK = len(out)
+		}
+		out = append(out, c)
+	}
+	n.To = len(out)
+	return out, n, nil
 }
 
 // guardedInsert starts a guarded insertion of rec into t: the builder,
@@ -295,23 +360,10 @@ func InsertGuardedWith(d *Dialect, t *datastore.Table, rec datastore.Record, gua
 		if g.Column == "" {
 			b.str("1")
 		} else {
-			if t.Column(g.Column) == nil {
-				return Stmt{}, fmt.Errorf("insert into %s: guard on column %q, which it does not have", t.Name, g.Column)
+			var n Nest
+			if out, n, err = guardNest(t, g, pk, out, nests); err != nil {
+				return Stmt{}, err
 			}
-			for _, n := range nests {
-				if n.Key == g.Column {
-					return Stmt{}, fmt.Errorf("insert into %s: two guards on column %q", t.Name, g.Column)
-				}
-			}
-			n := Nest{Key: g.Column, From: len(out)}
-			for k := range g.Table.Columns {
-				c := &g.Table.Columns[k]
-				if c == pk {
-					n.PK = len(out)
-				}
-				out = append(out, c)
-			}
-			n.To = len(out)
 			nests = append(nests, n)
 			b.qual = ""
 			b.columnList(out[n.From:n.To])

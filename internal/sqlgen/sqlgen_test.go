@@ -193,6 +193,11 @@ func cases() []struct {
 			return sqlgen.InsertGuarded(d, table(), datastore.Record{"name": "a", "petId": int64(7), "age": 3.0},
 				[]datastore.Guard{{Table: bagTable(), Key: 7.0}, {Table: table(), Key: 3.0}}, "FOR KEY SHARE")
 		}},
+		{"insert guarded returning", func(d *sqlgen.Dialect) (sqlgen.Stmt, error) {
+			// The note's row is read by RETURNING's subqueries; the user's only checked.
+			return sqlgen.InsertGuarded(d, table(), datastore.Record{"name": "a", "petId": int64(7), "age": 3.0},
+				[]datastore.Guard{{Table: bagTable(), Key: 7.0, Column: "petId"}, {Table: table(), Key: 3.0}}, "")
+		}},
 		{"insert guarded with", func(d *sqlgen.Dialect) (sqlgen.Stmt, error) {
 			// The note's row is returned in place of petId; the user's only checked.
 			return sqlgen.InsertGuardedWith(d, table(), datastore.Record{"name": "a", "petId": int64(7), "age": 3.0},
