@@ -7,7 +7,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/skiffhq/skiff/criteria"
 	"github.com/skiffhq/skiff/datastore"
-	"github.com/skiffhq/skiff/datastore/sqlite"
 	"github.com/skiffhq/skiff/model"
 	"github.com/skiffhq/skiff/orm"
 )
@@ -89,10 +88,7 @@ func (d deletingGuards) CreateGuarded(ctx context.Context, t *datastore.Table, r
 // is deleted between the insert and the read of it for the answer
 // succeeds and leaves the owner to Populate, which finds none.
 func TestCreateAnswerOwnerDeletedMeanwhile(t *testing.T) {
-	db, err := sqlite.Open(t.Context(), datastore.Config{Name: "default", URL: ":memory:"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := memSQLite(t)
 	o, m := newORMOn(t, deletingGuards{Adapter: db, gc: db})
 	ctx := t.Context()
 	ann := mustCreate(t, o, m["owner"], map[string]any{"name": "Ann"})

@@ -9,7 +9,6 @@ import (
 	"github.com/skiffhq/skiff/criteria"
 	"github.com/skiffhq/skiff/datastore"
 	"github.com/skiffhq/skiff/datastore/postgres"
-	"github.com/skiffhq/skiff/datastore/sqlite"
 	"github.com/skiffhq/skiff/internal/testenv"
 	"github.com/skiffhq/skiff/model"
 	"github.com/skiffhq/skiff/orm"
@@ -47,10 +46,7 @@ func FuzzFindCriteria(f *testing.F) {
 		m map[string]*model.Model
 	}
 	var stores []store
-	sq, err := sqlite.Open(f.Context(), datastore.Config{Name: "default", URL: ":memory:"})
-	if err != nil {
-		f.Fatal(err)
-	}
+	sq := memSQLite(f)
 	f.Cleanup(func() { sq.Close() })
 	o, m := benchORM(f, sq)
 	stores = append(stores, store{o, m})

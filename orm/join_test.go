@@ -244,10 +244,7 @@ func (c *countingDB) FindJoined(ctx context.Context, q *datastore.Query, joins [
 func TestPopulateSingularOneQuery(t *testing.T) {
 	for _, batching := range []bool{false, true} {
 		t.Run(fmt.Sprintf("batching=%v", batching), func(t *testing.T) {
-			db, err := sqlite.Open(t.Context(), datastore.Config{Name: "default", URL: ":memory:"})
-			if err != nil {
-				t.Fatal(err)
-			}
+			db := memSQLite(t)
 			models := joinModels(t)
 			c := &countingDB{DB: db}
 			var a datastore.Adapter = c
@@ -316,10 +313,7 @@ func (b batchingDB) FindBatch(ctx context.Context, reads []datastore.Read) ([][]
 // and by a second query again once one pointed at few, answering the same
 // as a second query throughout.
 func TestPopulateSingularPagesJoin(t *testing.T) {
-	db, err := sqlite.Open(t.Context(), datastore.Config{Name: "default", URL: ":memory:"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := memSQLite(t)
 	models := joinModels(t)
 	c := &countingDB{DB: db}
 	o := migrated(t, c, models...)

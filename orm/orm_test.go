@@ -18,10 +18,7 @@ import (
 // (one-to-many) and tags (many-to-many with pets); owners cascade.
 func newORM(t *testing.T) (*orm.ORM, map[string]*model.Model) {
 	t.Helper()
-	db, err := sqlite.Open(t.Context(), datastore.Config{Name: "default", URL: ":memory:"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := memSQLite(t)
 	return newORMOn(t, db)
 }
 
@@ -84,10 +81,7 @@ func remigrated(t *testing.T, db datastore.Adapter, models ...*model.Model) *orm
 // reach, failed under CI=true). fn owns the adapter and closes it.
 func onEachAdapter(t *testing.T, fn func(t *testing.T, db datastore.Adapter)) {
 	t.Run("sqlite", func(t *testing.T) {
-		db, err := sqlite.Open(t.Context(), datastore.Config{Name: "default", URL: ":memory:"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		db := memSQLite(t)
 		fn(t, db)
 	})
 	t.Run("postgres", func(t *testing.T) {
@@ -201,10 +195,7 @@ func TestColumnNamesReadBack(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			db, err := sqlite.Open(t.Context(), datastore.Config{Name: "default", URL: ":memory:"})
-			if err != nil {
-				t.Fatal(err)
-			}
+			db := memSQLite(t)
 			o := migrated(t, db, m)
 			want := model.Record{"id": 1.0, "a": "x", "b": 2.0}
 			created := mustCreate(t, o, m, map[string]any{"a": "x", "b": 2.0})
@@ -219,4 +210,15 @@ func TestColumnNamesReadBack(t *testing.T) {
 			}
 		})
 	}
+}
+
+// memSQLite opens a fresh in-memory SQLite database, failing tb when it
+// cannot.
+func memSQLite(tb testing.TB) *sqlite.DB {
+	tb.Helper()
+	db, err := sqlite.Open(tb.Context(), datastore.Config{Name: "default", URL: ":memory:"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return db
 }

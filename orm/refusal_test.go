@@ -9,7 +9,6 @@ import (
 
 	"github.com/skiffhq/skiff/criteria"
 	"github.com/skiffhq/skiff/datastore"
-	"github.com/skiffhq/skiff/datastore/sqlite"
 	"github.com/skiffhq/skiff/model"
 	"github.com/skiffhq/skiff/orm"
 )
@@ -193,10 +192,7 @@ func TestFailedWritesLeaveNothing(t *testing.T) {
 func BenchmarkReplaceMissingIDs(b *testing.B) {
 	for _, n := range []int{1000, model.MaxIDs} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			db, err := sqlite.Open(b.Context(), datastore.Config{Name: "default", URL: ":memory:"})
-			if err != nil {
-				b.Fatal(err)
-			}
+			db := memSQLite(b)
 			defer db.Close()
 			o, m := benchORM(b, db)
 			owner, _, err := o.Create(b.Context(), m["owner"], map[string]any{"name": "a"})

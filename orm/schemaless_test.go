@@ -8,7 +8,6 @@ import (
 	"github.com/skiffhq/skiff/datastore"
 	"github.com/skiffhq/skiff/datastore/mysql"
 	"github.com/skiffhq/skiff/datastore/postgres"
-	"github.com/skiffhq/skiff/datastore/sqlite"
 	"github.com/skiffhq/skiff/internal/testenv"
 	"github.com/skiffhq/skiff/model"
 	"github.com/skiffhq/skiff/orm"
@@ -37,10 +36,7 @@ func TestSchemaless(t *testing.T) {
 		open func(t *testing.T) datastore.Adapter
 	}{
 		{"sqlite", func(t *testing.T) datastore.Adapter {
-			db, err := sqlite.Open(t.Context(), datastore.Config{Name: "default", URL: ":memory:"})
-			if err != nil {
-				t.Fatal(err)
-			}
+			db := memSQLite(t)
 			return db
 		}},
 		{"postgres", func(t *testing.T) datastore.Adapter {
@@ -182,10 +178,7 @@ func testSchemaless(t *testing.T, db datastore.Adapter) {
 }
 
 func TestSchemalessDeclaredAttributeWins(t *testing.T) {
-	db, err := sqlite.Open(t.Context(), datastore.Config{Name: "default", URL: ":memory:"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := memSQLite(t)
 	m := noteModel(t, nil)
 	o := migrated(t, db, m)
 	rec := mustCreate(t, o, m, map[string]any{"title": "t", "rank": "high"})
@@ -215,10 +208,7 @@ func TestReservedExtraColumn(t *testing.T) {
 }
 
 func TestSchemalessMigrate(t *testing.T) {
-	db, err := sqlite.Open(t.Context(), datastore.Config{Name: "default", URL: ":memory:"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := memSQLite(t)
 	t.Cleanup(func() { db.Close() })
 	open := func(schemaless bool, mode model.Migrate) (*orm.ORM, *model.Model) {
 		t.Helper()
