@@ -172,11 +172,11 @@ func SelectJoined(d *Dialect, q *datastore.Query, joins []datastore.Join) (Stmt,
 	}
 	b.str("SELECT ")
 	b.qual = rowAlias
-	b.resultList(cols)
-	for i := range joins {
+	b.tableResultList(q.Table, cols)
+	for i, j := range joins {
 		b.str(", ")
 		b.qual = aliasOf(i)
-		b.resultList(out[nests[i].From:nests[i].To])
+		b.tableResultList(j.Table, out[nests[i].From:nests[i].To])
 	}
 	b.str(" FROM ")
 	b.ident(q.Table.Name)

@@ -54,7 +54,7 @@ func Select(d *Dialect, q *datastore.Query) (Stmt, error) {
 	}
 	windowed := q.PartitionBy != "" && (q.Skip > 0 || q.Limit < criteria.Unlimited)
 	b.str("SELECT ")
-	b.resultList(cols)
+	b.tableResultList(q.Table, cols)
 	b.str(" FROM ")
 	if windowed {
 		if _, err := b.column(q.PartitionBy); err != nil {
@@ -773,7 +773,7 @@ func SelectThrough(d *Dialect, q *datastore.Query, j *datastore.Through) (Stmt, 
 		defer func() { b.qual = "" }()
 		b.str("SELECT ")
 		if extra == nil {
-			b.resultList(cols)
+			b.tableResultList(q.Table, cols)
 		} else {
 			b.columnList(cols)
 		}
