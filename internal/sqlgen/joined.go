@@ -143,7 +143,12 @@ func SelectJoined(d *Dialect, q *datastore.Query, joins []datastore.Join) (Stmt,
 	}
 	out := cols[:len(cols):len(cols)]
 	nests := make([]Nest, len(joins))
-	keys := make([]*datastore.Column, len(joins))
+	var keysBuf [4]*datastore.Column
+	keys := keysBuf[:0]
+	if len(joins) > len(keysBuf) {
+		keys = make([]*datastore.Column, 0, len(joins))
+	}
+	keys = keys[:len(joins)]
 	for i, j := range joins {
 		if j.Table == nil {
 			return Stmt{}, fmt.Errorf("select %s: join on %q without a table", q.Table.Name, j.Column)

@@ -21,6 +21,9 @@ const maxLists = 1024
 type listCache struct {
 	mu sync.RWMutex
 	m  map[listKey]listEntry
+	// all holds each table's every column as the read statements return
+	// them (Stmt.Columns), which nothing writes.
+	all map[*datastore.Table]listEntry
 }
 
 type listKey struct {
@@ -31,10 +34,37 @@ type listKey struct {
 type listEntry struct {
 	cols []datastore.Column // the table's columns when text was written
 	text string
+	ptrs []*datastore.Column // for all: the columns, in the table's array
 }
 
 func newListCache() *listCache {
-	return &listCache{m: make(map[listKey]listEntry)}
+	return &listCache{m: make(map[listKey]listEntry), all: make(map[*datastore.Table]listEntry)}
+}
+
+// columns returns every column of t, as allColumns would, from the cache
+// when t's columns are still those it was made from, in the same array.
+// The slice is shared: its capacity is its length, so that appending to
+// it copies.
+func (c *listCache) columns(t *datastore.Table) []*datastore.Column {
+	if c == nil || len(t.Columns) == 0 {
+		return nil
+	}
+	c.mu.RLock()
+	e, ok := c.all[t]
+	c.mu.RUnlock()
+	if ok && e.ptrs[0] == &t.Columns[0] && slices.Equal(e.cols, t.Columns) {
+		return e.ptrs
+	}
+	ptrs := make([]*datastore.Column, len(t.Columns))
+	for i := range t.Columns {
+		ptrs[i] = &t.Columns[i]
+	}
+	c.mu.Lock()
+	if _, ok := c.all[t]; ok || len(c.all) < maxLists {
+		c.all[t] = listEntry{cols: slices.Clone(t.Columns), ptrs: ptrs}
+	}
+	c.mu.Unlock()
+	return ptrs
 }
 
 // get returns the result list of every column of t qualified with qual,

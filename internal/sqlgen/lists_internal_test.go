@@ -44,6 +44,9 @@ func TestListCacheSameText(t *testing.T) {
 				t.Fatal(err)
 			}
 			out = append(out, st.SQL)
+			for _, c := range st.Columns {
+				out = append(out, c.Name)
+			}
 		}
 		return out
 	}
@@ -53,6 +56,9 @@ func TestListCacheSameText(t *testing.T) {
 		want := compile(&plain)
 		for round := range 2 { // the second from the cache
 			got := compile(d)
+			if len(got) != len(want) {
+				t.Fatalf("%s: %q, want %q", d.Name, got, want)
+			}
 			for i := range want {
 				if got[i] != want[i] {
 					t.Errorf("%s, round %d, statement %d:\n got %s\nwant %s", d.Name, round, i, got[i], want[i])
@@ -63,6 +69,9 @@ func TestListCacheSameText(t *testing.T) {
 		pet.Columns = append(pet.Columns, datastore.Column{Name: "extra", Kind: datastore.JSON})
 		plain.texts = nil
 		want, got := compile(&plain), compile(d)
+		if len(got) != len(want) {
+			t.Fatalf("%s, changed tables: %q, want %q", d.Name, got, want)
+		}
 		for i := range want {
 			if got[i] != want[i] {
 				t.Errorf("%s, changed tables, statement %d:\n got %s\nwant %s", d.Name, i, got[i], want[i])
