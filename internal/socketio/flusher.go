@@ -3,6 +3,7 @@ package socketio
 import (
 	"runtime"
 	"sync"
+	"time"
 )
 
 // flushChunk is how many sockets a flusher takes from the dirty list at a
@@ -45,6 +46,14 @@ func (f *flusher) add(s *Socket) {
 	}
 }
 
+// lingerFor is how long a flusher that finds the dirty list empty keeps
+// yielding before it exits. A publisher preempted in the middle of a
+// fan-out's Send loop resumes within microseconds and queues the rest of
+// its targets: a flusher still there takes them without the ~60 µs of an
+// exit and restart. Bounded, so an idle server spends at most this much
+// CPU per burst and flusher.
+const lingerFor = 20 * time.Microsecond
+
 // run flushes dirty sockets until the list is empty.
 func (f *flusher) run() {
 	// Let the goroutines ready to run go first: a fan-out that started
@@ -52,9 +61,15 @@ func (f *flusher) run() {
 	runtime.Gosched()
 	batch := make([]*Socket, 0, flushChunk)
 	w := newRawWriter()
+	var idleSince time.Time
 	for {
 		f.mu.Lock()
 		n := min(len(f.dirty), flushChunk)
+		if n == 0 && f.linger(&idleSince) {
+			f.mu.Unlock()
+			runtime.Gosched()
+			continue
+		}
 		if n == 0 {
 			f.running--
 			if cap(f.dirty) > 4*flushChunk {
@@ -63,6 +78,7 @@ func (f *flusher) run() {
 			f.mu.Unlock()
 			return
 		}
+		idleSince = time.Time{}
 		batch = append(batch[:0], f.dirty[:n]...)
 		rest := copy(f.dirty, f.dirty[n:])
 		clear(f.dirty[rest:])
@@ -73,4 +89,16 @@ func (f *flusher) run() {
 		}
 		clear(batch)
 	}
+}
+
+// linger reports whether a flusher that found the list empty should look
+// again rather than exit: until lingerFor has passed since it first found
+// it empty (*since, reset when it finds work).
+func (f *flusher) linger(since *time.Time) bool {
+	now := time.Now()
+	if since.IsZero() {
+		*since = now
+		return true
+	}
+	return now.Sub(*since) < lingerFor
 }
