@@ -280,6 +280,24 @@ func populateDefault(a *model.Attribute) any {
 	return true
 }
 
+// isDefaultPopulate reports whether sub is the criteria populateDefault
+// gives a collection, unchanged: {where: {}, limit: DefaultLimit, skip: 0}.
+func isDefaultPopulate(sub map[string]any) bool {
+	if len(sub) != 3 {
+		return false
+	}
+	w, ok := sub["where"].(map[string]any)
+	if !ok || len(w) != 0 {
+		return false
+	}
+	limit, ok := sub["limit"].(float64)
+	if !ok || limit != float64(DefaultLimit) {
+		return false
+	}
+	skip, ok := sub["skip"].(float64)
+	return ok && skip == 0
+}
+
 // replaceIDs reads the new members of replace: a bare JSON array body,
 // {"fks": [...]}, or ?fks=[...] / ?<alias>=[...] in the query string (the
 // shortcut route's form). A url-encoded or multipart body is never read for

@@ -340,7 +340,21 @@ func (s *Service) targetWhere(m *model.Model, c map[string]any) (*criteria.Cmp, 
 	if !ok || v == nil {
 		return nil, invalidCriteria("This action needs the primary key (`%s`) of the %s record in the URL.", m.PrimaryKey, m.Identity)
 	}
-	e, _, err := criteria.NormalizeWhere(map[string]any{m.PrimaryKey: v}, m)
+	// A key of one value, from the URL, is normalised as the where clause
+	// of that value alone: NormalizeWhere constrains the primary key with
+	// it exactly as it would {pk: value}, without the map, the sorted keys
+	// and the conjunction of one. A key named "and" or "or" would read as
+	// a predicate in the map, and a modifier map needs the map's path.
+	var raw any = v
+	switch v.(type) {
+	case string, float64:
+		if m.PrimaryKey == "and" || m.PrimaryKey == "or" {
+			raw = map[string]any{m.PrimaryKey: v}
+		}
+	default:
+		raw = map[string]any{m.PrimaryKey: v}
+	}
+	e, _, err := criteria.NormalizeWhere(raw, m)
 	if err != nil {
 		return nil, err
 	}
@@ -372,7 +386,12 @@ func (s *Service) populates(m *model.Model, raw map[string]any, omitted []string
 			if sub, isMap := v.(map[string]any); !(v == true || isMap && len(sub) == 0) {
 				return nil, invalidPopulates("Could not populate `%s`: a singular association takes no subcriteria.", name)
 			}
-		} else if sub, isMap := v.(map[string]any); isMap {
+		} else if sub, isMap := v.(map[string]any); isMap && isDefaultPopulate(sub) {
+			// Every collection of every default request: the criteria
+			// Normalize gives the map (TestDefaultPopulateCriteria), made
+			// without going through it.
+			p.Criteria = &criteria.Criteria{Limit: DefaultLimit}
+		} else if isMap {
 			c, err := criteria.Normalize(sub, a.Assoc.Target)
 			if err != nil {
 				if me, ok := model.AsError(err); ok {

@@ -222,7 +222,7 @@ func (k *keyRead) firstReads() []pending {
 	out := []pending{k.self()}
 	for _, p := range k.early {
 		if r, ok := p.next(); ok {
-			out = append(out, pending{e: p.te, read: r, into: p.got})
+			out = append(out, pending{e: p.te, read: r, plural: p})
 		}
 	}
 	return out

@@ -21,7 +21,18 @@ type joinPlan struct {
 	// distinct associated records assign notes in from.
 	page bool
 	from *entry
+	// The slices above start in these, so that a plan of up to
+	// maxInlineJoins joins and rest is one allocation (a FindOne of a
+	// model with associations makes one per request).
+	joinsBuf   [maxInlineJoins]datastore.Join
+	attrsBuf   [maxInlineJoins]string
+	targetsBuf [maxInlineJoins]*entry
+	restBuf    [maxInlineJoins]Populate
 }
+
+// maxInlineJoins is how many joins, and populates left, a joinPlan holds
+// without allocating more.
+const maxInlineJoins = 2
 
 // pageJoinShare is the share of distinct associated records among a
 // page's records, in thousandths, from which the next pages read the
@@ -96,7 +107,9 @@ func (o *ORM) joinPlan(e *entry, a datastore.Adapter, pops []Populate, few bool)
 			continue
 		}
 		if j == nil {
-			j = &joinPlan{rest: append([]Populate(nil), pops[:i]...), page: !few, from: e}
+			j = &joinPlan{page: !few, from: e}
+			j.joins, j.attrs, j.targets = j.joinsBuf[:0], j.attrsBuf[:0], j.targetsBuf[:0]
+			j.rest = append(j.restBuf[:0], pops[:i]...)
 		}
 		j.joins = append(j.joins, datastore.Join{Column: attr.ColumnName, Table: te.table})
 		j.attrs = append(j.attrs, p.Attr)

@@ -241,6 +241,12 @@ func (e *entry) column(attr string) string {
 // columns maps a where clause over attributes to one over columns; an
 // undeclared key of a schemaless model becomes that key of its extra column.
 func (e *entry) columns(where criteria.Expr) criteria.Expr {
+	if e.extra == "" && len(e.renames) == 0 {
+		// Every column is named as its attribute: the clause is its own
+		// mapping (criteria.Rename would copy it as it is), and nothing
+		// changes a clause once made.
+		return where
+	}
 	if e.extra == "" {
 		return criteria.Rename(where, e.column)
 	}

@@ -22,7 +22,8 @@ type plural struct {
 	// sharing the rows out.
 	sub     criteria.Criteria
 	query   datastore.Query
-	through *datastore.Through // set for a many-to-many collection
+	through *datastore.Through // set for a many-to-many collection, to &link
+	link    datastore.Through
 	// key is the rows' column holding their parent's key, and the
 	// partition of per-parent limits.
 	key     string
@@ -31,8 +32,11 @@ type plural struct {
 	// the read in flight is the last.
 	cap        int64
 	triedPlain bool
-	rows       []datastore.Record
-	done       bool
+	// inFlight is the query of the read next returned, which is done
+	// before next is called again.
+	inFlight datastore.Query
+	rows     []datastore.Record
+	done     bool
 }
 
 // plan prepares the read of the plural association a of e's records whose
@@ -71,12 +75,13 @@ func (o *ORM) plan(ctx context.Context, e *entry, a *model.Attribute, sub criter
 	}
 	join := a.Assoc.Join
 	p.query, p.key = *te.query(&sub), datastore.ParentKey
-	p.through = &datastore.Through{
+	p.link = datastore.Through{
 		Table:        je.table,
 		ParentColumn: je.column(join.ParentAttr),
 		ChildColumn:  je.column(join.ChildAttr),
 		Parents:      parents,
 	}
+	p.through = &p.link
 	return p, nil
 }
 
@@ -91,7 +96,8 @@ func (p *plural) next() (datastore.Read, bool) {
 	if p.done {
 		return datastore.Read{}, false
 	}
-	q := p.query
+	p.inFlight = p.query
+	q := &p.inFlight
 	p.cap = 0
 	if p.parents > 1 {
 		if !p.triedPlain && q.Skip == 0 && q.Limit < criteria.Unlimited/int64(p.parents+1) {
@@ -102,7 +108,7 @@ func (p *plural) next() (datastore.Read, bool) {
 			q.PartitionBy = p.key
 		}
 	}
-	return datastore.Read{Query: &q, Through: p.through}, true
+	return datastore.Read{Query: q, Through: p.through}, true
 }
 
 // wholeInKeyOrder reports whether p reads every column of one parent's
@@ -146,11 +152,23 @@ func (p *plural) assign(recs []model.Record) {
 	setChildren(recs, p.attr, p.pk, byParent, p.sub.Omit)
 }
 
-// pending is a read waiting to be sent, and where its rows go.
+// pending is a read waiting to be sent, and where its rows go: to the
+// plural whose read it is, else to into.
 type pending struct {
-	e    *entry // the read goes to e's datastore
-	read datastore.Read
-	into func([]datastore.Record)
+	e      *entry // the read goes to e's datastore
+	read   datastore.Read
+	plural *plural
+	into   func([]datastore.Record)
+}
+
+// deliver hands the read's rows over. A plural is named rather than its
+// method value taken, which would cost an allocation per read.
+func (r *pending) deliver(rows []datastore.Record) {
+	if r.plural != nil {
+		r.plural.got(rows)
+		return
+	}
+	r.into(rows)
 }
 
 // readPlurals reads the rows of every plural in ps, and the reads of
@@ -163,7 +181,7 @@ func (o *ORM) readPlurals(ctx context.Context, ps []*plural, extra ...pending) e
 	for {
 		for _, p := range ps {
 			if r, ok := p.next(); ok {
-				reads = append(reads, pending{e: p.te, read: r, into: p.got})
+				reads = append(reads, pending{e: p.te, read: r, plural: p})
 			}
 		}
 		if len(reads) == 0 {
@@ -181,7 +199,6 @@ func (o *ORM) findAll(ctx context.Context, reads []pending) error {
 	for len(reads) > 0 {
 		e := reads[0].e
 		var batch []datastore.Read
-		var into []func([]datastore.Record)
 		var rest []pending
 		for _, r := range reads {
 			if r.e.store != e.store {
@@ -189,14 +206,17 @@ func (o *ORM) findAll(ctx context.Context, reads []pending) error {
 				continue
 			}
 			batch = append(batch, r.read)
-			into = append(into, r.into)
 		}
 		rows, err := findReads(ctx, o.adapter(ctx, e), batch)
 		if err != nil {
 			return err
 		}
-		for i, f := range into {
-			f(rows[i])
+		i := 0
+		for k := range reads {
+			if r := &reads[k]; r.e.store == e.store {
+				r.deliver(rows[i])
+				i++
+			}
 		}
 		reads = rest
 	}

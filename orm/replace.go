@@ -224,7 +224,7 @@ func (o *ORM) replaceAtOnce(ctx context.Context, cs *changeSet, m *model.Model, 
 	if answer != nil && !answer.find && done.Applied && len(done.After) == len(ans.rest) {
 		ans.fill(done, e, te, want)
 		for i, r := range ans.rest {
-			r.into(done.After[i])
+			r.deliver(done.After[i])
 		}
 		answered = true
 	}
@@ -420,7 +420,7 @@ func (k *keyRead) fromLocks(a *model.Attribute) lockedAnswer {
 			continue
 		}
 		if r, ok := p.next(); ok {
-			out.rest = append(out.rest, pending{e: p.te, read: r, into: p.got})
+			out.rest = append(out.rest, pending{e: p.te, read: r, plural: p})
 		}
 	}
 	return out

@@ -368,7 +368,7 @@ func (h *Hub) Members(room string) []string {
 	defer h.mu.RUnlock()
 	var out []string
 	if r := h.rooms[room]; r != nil {
-		r.each(func(m *member) bool { out = append(out, m.conn.ID()); return true })
+		r.each(func(_ *member, c Conn) bool { out = append(out, c.ID()); return true })
 	}
 	return out
 }
@@ -414,7 +414,7 @@ func (h *Hub) removeMembers(src string, dest []string) {
 		return
 	}
 	var members []*member
-	r.each(func(m *member) bool { members = append(members, m); return true })
+	r.each(func(m *member, _ Conn) bool { members = append(members, m); return true })
 	for _, m := range members {
 		for _, name := range dest {
 			if d := h.rooms[name]; d != nil {
@@ -520,11 +520,11 @@ func (h *Hub) targets(rooms []string, omit string) []Conn {
 			return nil
 		}
 		targets := make([]Conn, 0, r.size())
-		r.each(func(m *member) bool {
+		r.each(func(_ *member, c Conn) bool {
 			// Most broadcasts omit nobody (a create over HTTP): then the
 			// socket, cold in cache, is not read for its id.
-			if omit == "" || m.conn.ID() != omit {
-				targets = append(targets, m.conn)
+			if omit == "" || c.ID() != omit {
+				targets = append(targets, c)
 			}
 			return true
 		})
@@ -537,10 +537,10 @@ func (h *Hub) targets(rooms []string, omit string) []Conn {
 		if r == nil {
 			continue
 		}
-		r.each(func(m *member) bool {
-			if !seen[m] && (omit == "" || m.conn.ID() != omit) {
+		r.each(func(m *member, c Conn) bool {
+			if !seen[m] && (omit == "" || c.ID() != omit) {
 				seen[m] = true
-				targets = append(targets, m.conn)
+				targets = append(targets, c)
 			}
 			return true
 		})

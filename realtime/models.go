@@ -121,8 +121,8 @@ func (h *Hub) Subscribed(identity string, id any, omit string) bool {
 		return false
 	}
 	found := false
-	r.each(func(m *member) bool {
-		found = m.conn.ID() != omit
+	r.each(func(_ *member, c Conn) bool {
+		found = c.ID() != omit
 		return !found
 	})
 	return found

@@ -32,7 +32,7 @@ package realtime
 type room struct {
 	name string
 	// members are the explicit members, with the seq of their joining.
-	members map[*member]uint64
+	members map[*member]joined
 	// in is the first introduction (usually the only one, by the watch
 	// room of the record's model); in.src is nil when there is none.
 	in   intro
@@ -188,10 +188,18 @@ type member struct {
 	left map[*room]struct{}
 }
 
+// joined is an explicit membership: when the member joined, and its
+// connection, which a fan-out reads from the room's map itself rather than
+// from each member, a cold line apiece.
+type joined struct {
+	seq  uint64
+	conn Conn
+}
+
 // through reports whether m is a member of r by the introduction in.
 func (r *room) through(m *member, in intro) bool {
-	joined, ok := in.src.members[m]
-	if !ok || joined > in.seq {
+	j, ok := in.src.members[m]
+	if !ok || j.seq > in.seq {
 		return false
 	}
 	gone, ok := r.left()[m]
@@ -216,18 +224,18 @@ func (r *room) has(m *member) bool {
 	return r.implicit(m)
 }
 
-// each calls f with every member of r, each once, until f returns false.
-// (Read lock.)
-func (r *room) each(f func(*member) bool) {
-	for m := range r.members {
-		if !f(m) {
+// each calls f with every member of r and its connection, each once,
+// until f returns false. (Read lock.)
+func (r *room) each(f func(*member, Conn) bool) {
+	for m, j := range r.members {
+		if !f(m, j.conn) {
 			return
 		}
 	}
 	for i := range r.intros() {
 		in := r.intro(i)
-		for m, joined := range in.src.members {
-			if joined > in.seq {
+		for m, j := range in.src.members {
+			if j.seq > in.seq {
 				continue
 			}
 			if _, ok := r.members[m]; ok {
@@ -239,7 +247,7 @@ func (r *room) each(f func(*member) bool) {
 			if i > 0 && r.throughAny(m, i) {
 				continue // already seen
 			}
-			if !f(m) {
+			if !f(m, j.conn) {
 				return
 			}
 		}
@@ -301,9 +309,9 @@ func (h *Hub) join(m *member, r *room) {
 		return
 	}
 	if r.members == nil {
-		r.members = map[*member]uint64{}
+		r.members = map[*member]joined{}
 	}
-	r.members[m] = h.next()
+	r.members[m] = joined{seq: h.next(), conn: m.conn}
 	m.rooms[r] = struct{}{}
 }
 
@@ -376,7 +384,7 @@ func (h *Hub) introduce(src *room, dest []string) {
 		d := h.room(name)
 		if src.intros() > 0 || d.source() {
 			if snapshot == nil {
-				src.each(func(m *member) bool { snapshot = append(snapshot, m); return true })
+				src.each(func(m *member, _ Conn) bool { snapshot = append(snapshot, m); return true })
 			}
 			for _, m := range snapshot {
 				h.join(m, d)

@@ -41,11 +41,15 @@ type rawStmts struct {
 	closed bool
 }
 
-// connStmts are one driver connection's prepared statements.
+// connStmts are one driver connection's prepared statements, and the
+// argument and row buffers its reads reuse: a read holds the connection
+// alone (Raw), and the driver is done with both once the rows are closed.
 type connStmts struct {
 	gen  int
 	busy bool
 	m    map[string]driver.Stmt
+	args []driver.NamedValue
+	dest []driver.Value
 }
 
 func newRawStmts(pool *sql.DB) *rawStmts {
@@ -168,16 +172,26 @@ func (s *rawStmts) records(ctx context.Context, r runner, st sqlgen.Stmt) ([]dat
 		if !ok {
 			return driver.ErrSkip
 		}
-		args, err := namedValues(st.Args)
+		args, err := appendNamedValues(cs.args[:0], st.Args)
+		cs.args = args
+		defer clear(args) // nothing kept alive by the buffer
 		if err != nil {
 			return err
+		}
+		if len(args) == 0 {
+			args = nil // as database/sql passes no arguments
 		}
 		rows, err := q.QueryContext(ctx, args)
 		if err != nil {
 			return err
 		}
 		answered = true
-		recs, err = readRows(rows, st.Columns, st.Nests...)
+		if cap(cs.dest) < len(st.Columns) {
+			cs.dest = make([]driver.Value, len(st.Columns))
+		}
+		dest := cs.dest[:len(st.Columns)]
+		defer clear(dest)
+		recs, err = readRows(rows, dest, st.Columns, st.Nests...)
 		if cerr := rows.Close(); err == nil {
 			err = cerr
 		}
@@ -216,28 +230,25 @@ func (cs *connStmts) prepare(ctx context.Context, d driver.Conn, query string) (
 	return st, nil
 }
 
-// namedValues converts args as database/sql converts them for this
-// driver, which checks no values itself.
-func namedValues(args []any) ([]driver.NamedValue, error) {
-	if len(args) == 0 {
-		return nil, nil
-	}
-	named := make([]driver.NamedValue, len(args))
+// appendNamedValues appends args to named, converted as database/sql
+// converts them for this driver, which checks no values itself.
+func appendNamedValues(named []driver.NamedValue, args []any) ([]driver.NamedValue, error) {
 	for i, a := range args {
 		v, err := driver.DefaultParameterConverter.ConvertValue(a)
 		if err != nil {
-			return nil, fmt.Errorf("argument %d: %w", i+1, err)
+			return named, fmt.Errorf("argument %d: %w", i+1, err)
 		}
-		named[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
+		named = append(named, driver.NamedValue{Ordinal: i + 1, Value: v})
 	}
 	return named, nil
 }
 
 // readRows reads rows whose columns are cols, the columns of joined rows
-// nested as nests say (see sqlgen.NestedRecord), as scan does.
-func readRows(rows driver.Rows, cols []*datastore.Column, nests ...sqlgen.Nest) ([]datastore.Record, error) {
+// nested as nests say (see sqlgen.NestedRecord), as scan does, each row
+// into dest, of len(cols).
+func readRows(rows driver.Rows, dest []driver.Value, cols []*datastore.Column, nests ...sqlgen.Nest) ([]datastore.Record, error) {
 	if n := len(rows.Columns()); n != len(cols) {
 		return nil, fmt.Errorf("sql: expected %d destination arguments in Scan, not %d", n, len(cols))
 	}
-	return sqlgen.DriverRecords(rows, make([]driver.Value, len(cols)), cols, nests, sqlgen.Decode)
+	return sqlgen.DriverRecords(rows, dest, cols, nests, sqlgen.Decode)
 }

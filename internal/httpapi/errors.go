@@ -99,16 +99,20 @@ func writeJSONBuffer(w http.ResponseWriter, status int, v any, buf []byte, tagFo
 		return body
 	}
 	body = append(body, '\n')
+	// The keys are canonical: Set would only canonicalise them again. The
+	// two header values come in one allocation, each its own slice
+	// (capacity one: appending to either copies).
+	vals := &[2]string{1: "application/json; charset=utf-8"}
 	if tagFor != nil {
 		etag := weakETag(body)
-		w.Header()["Etag"] = []string{etag}
+		vals[0] = etag
+		w.Header()["Etag"] = vals[0:1:1]
 		if fresh(tagFor.Header, etag) {
 			w.WriteHeader(http.StatusNotModified)
 			return body
 		}
 	}
-	// The key is canonical: Set would only canonicalise it again.
-	w.Header()["Content-Type"] = []string{"application/json; charset=utf-8"}
+	w.Header()["Content-Type"] = vals[1:2:2]
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 	return body

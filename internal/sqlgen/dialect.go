@@ -92,6 +92,9 @@ type Dialect struct {
 	JSON JSONStyle
 	// texts keeps the SQL texts compiled so far (nil: none are kept).
 	texts *textCache
+	// lists keeps the result lists of tables' every column (nil: none
+	// are kept).
+	lists *listCache
 }
 
 // JSONStyle is an engine's way of reaching into JSON columns.
@@ -118,6 +121,7 @@ const (
 func MySQL() *Dialect {
 	return &Dialect{
 		texts:           newTextCache(),
+		lists:           newListCache(),
 		Name:            "mysql",
 		Quote:           '`',
 		LikeEscape:      `'\\'`,
@@ -142,6 +146,7 @@ func MySQL() *Dialect {
 func SQLite() *Dialect {
 	return &Dialect{
 		texts:           newTextCache(),
+		lists:           newListCache(),
 		Name:            "sqlite",
 		Quote:           '"',
 		Returning:       true,
@@ -165,6 +170,7 @@ func SQLite() *Dialect {
 func Postgres() *Dialect {
 	return &Dialect{
 		texts:       newTextCache(),
+		lists:       newListCache(),
 		Name:        "postgres",
 		Numbered:    true,
 		Quote:       '"',

@@ -143,7 +143,12 @@ func SelectJoined(d *Dialect, q *datastore.Query, joins []datastore.Join) (Stmt,
 	}
 	out := cols[:len(cols):len(cols)]
 	nests := make([]Nest, len(joins))
-	keys := make([]*datastore.Column, len(joins))
+	var keysBuf [4]*datastore.Column
+	keys := keysBuf[:0]
+	if len(joins) > len(keysBuf) {
+		keys = make([]*datastore.Column, 0, len(joins))
+	}
+	keys = keys[:len(joins)]
 	for i, j := range joins {
 		if j.Table == nil {
 			return Stmt{}, fmt.Errorf("select %s: join on %q without a table", q.Table.Name, j.Column)
@@ -172,11 +177,11 @@ func SelectJoined(d *Dialect, q *datastore.Query, joins []datastore.Join) (Stmt,
 	}
 	b.str("SELECT ")
 	b.qual = rowAlias
-	b.resultList(cols)
-	for i := range joins {
+	b.tableResultList(q.Table, cols)
+	for i, j := range joins {
 		b.str(", ")
 		b.qual = aliasOf(i)
-		b.resultList(out[nests[i].From:nests[i].To])
+		b.tableResultList(j.Table, out[nests[i].From:nests[i].To])
 	}
 	b.str(" FROM ")
 	b.ident(q.Table.Name)

@@ -47,7 +47,7 @@ func SelectUnion(d *Dialect, q *datastore.Query, or criteria.Expr, j *datastore.
 		return Stmt{}, err
 	}
 	b.str("SELECT ")
-	b.resultList(cols)
+	b.tableResultList(q.Table, cols)
 	b.str(" FROM ")
 	b.ident(q.Table.Name)
 	union, all, as := "", " UNION ALL ", ""

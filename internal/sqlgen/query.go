@@ -33,7 +33,9 @@ func newBuilder(d *Dialect, t *datastore.Table) (*builder, error) {
 		return nil, errors.New("sqlgen: query without table")
 	}
 	p := d.texts.buffer()
-	return &builder{d: d, t: t, buf: *p, pooled: p}, nil
+	b := &builder{d: d, t: t, buf: *p, pooled: p}
+	b.args = b.argsBuf[:0]
+	return b, nil
 }
 
 // Select compiles q into a SELECT returning q.Select (or every column of
@@ -54,7 +56,7 @@ func Select(d *Dialect, q *datastore.Query) (Stmt, error) {
 	}
 	windowed := q.PartitionBy != "" && (q.Skip > 0 || q.Limit < criteria.Unlimited)
 	b.str("SELECT ")
-	b.resultList(cols)
+	b.tableResultList(q.Table, cols)
 	b.str(" FROM ")
 	if windowed {
 		if _, err := b.column(q.PartitionBy); err != nil {
@@ -538,7 +540,11 @@ func Delete(d *Dialect, q *datastore.Query) (Stmt, error) {
 }
 
 func (b *builder) stmt(cols []*datastore.Column) Stmt {
-	return Stmt{SQL: b.text(), Args: b.args, Columns: cols}
+	args := b.args
+	if len(args) == 0 {
+		args = nil // as before argsBuf
+	}
+	return Stmt{SQL: b.text(), Args: args, Columns: cols}
 }
 
 // text returns the SQL written, as the dialect's cached copy of that text
@@ -581,6 +587,9 @@ func (b *builder) allColumns() []*datastore.Column {
 
 func (b *builder) columns(names []string) ([]*datastore.Column, error) {
 	if names == nil {
+		if cols := b.d.lists.columns(b.t); cols != nil {
+			return cols, nil
+		}
 		return b.allColumns(), nil
 	}
 	cols := make([]*datastore.Column, 0, len(names))
@@ -753,7 +762,7 @@ func SelectThrough(d *Dialect, q *datastore.Query, j *datastore.Through) (Stmt, 
 	if err != nil {
 		return Stmt{}, err
 	}
-	out := append(cols[:len(cols):len(cols)], &datastore.Column{Name: datastore.ParentKey, Kind: parent.Kind})
+	out := append(cols[:len(cols):len(cols)], parentKeyColumn(parent.Kind))
 	parentRef := func() {
 		b.ident(linkAlias)
 		b.str(".")
@@ -773,7 +782,7 @@ func SelectThrough(d *Dialect, q *datastore.Query, j *datastore.Through) (Stmt, 
 		defer func() { b.qual = "" }()
 		b.str("SELECT ")
 		if extra == nil {
-			b.resultList(cols)
+			b.tableResultList(q.Table, cols)
 		} else {
 			b.columnList(cols)
 		}
@@ -859,4 +868,25 @@ func SelectThrough(d *Dialect, q *datastore.Query, j *datastore.Through) (Stmt, 
 		return Stmt{}, err
 	}
 	return b.stmt(out), nil
+}
+
+// parentKeyColumns are the columns SelectThrough adds for the parent key,
+// one per kind, shared by its statements (whose Columns nothing writes).
+var parentKeyColumns = [...]datastore.Column{
+	{Name: datastore.ParentKey, Kind: datastore.String},
+	{Name: datastore.ParentKey, Kind: datastore.Number},
+	{Name: datastore.ParentKey, Kind: datastore.Integer},
+	{Name: datastore.ParentKey, Kind: datastore.Boolean},
+	{Name: datastore.ParentKey, Kind: datastore.JSON},
+}
+
+// parentKeyColumn returns the parent key column of SelectThrough's rows
+// for a join table's parent column of kind k.
+func parentKeyColumn(k datastore.Kind) *datastore.Column {
+	for i := range parentKeyColumns {
+		if parentKeyColumns[i].Kind == k {
+			return &parentKeyColumns[i]
+		}
+	}
+	return &datastore.Column{Name: datastore.ParentKey, Kind: k}
 }

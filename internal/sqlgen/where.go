@@ -24,6 +24,9 @@ type builder struct {
 	buf    []byte  // the SQL text so far
 	pooled *[]byte // where buf came from, to give it back (nil: nowhere)
 	args   []any
+	// argsBuf is where args start (newBuilder): most statements have a
+	// few parameters, which then cost no allocation of their own.
+	argsBuf [4]any
 }
 
 func (b *builder) str(s string)      { b.buf = append(b.buf, s...) }
