@@ -144,9 +144,9 @@ func SelectJoined(d *Dialect, q *datastore.Query, joins []datastore.Join) (Stmt,
 	out := cols[:len(cols):len(cols)]
 	nests := make([]Nest, len(joins))
 	var keysBuf [4]*datastore.Column
-	keys := keysBuf[:0]
+	keys := keysBuf[:]
 	if len(joins) > len(keysBuf) {
-		keys = make([]*datastore.Column, 0, len(joins))
+		keys = make([]*datastore.Column, len(joins))
 	}
 	keys = keys[:len(joins)]
 	for i, j := range joins {
