@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestLogWriterKeepsEveryLineInOrder: lines written at once by many
@@ -40,6 +41,44 @@ func TestLogWriterKeepsEveryLineInOrder(t *testing.T) {
 			t.Fatalf("writer %d: line %d came after %d", w, i, next[w]-1)
 		}
 		next[w]++
+	}
+}
+
+// countingWriter counts the writes made to it.
+type countingWriter struct {
+	mu     sync.Mutex
+	writes int
+	bytes.Buffer
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.writes++
+	return c.Buffer.Write(p)
+}
+
+// TestLogWriterCoalescesATrickle: lines 0.1 ms apart go out a linger's
+// worth at a time, not one write each. The bound holds unless the 5 ms of
+// lines took 25 lingers.
+func TestLogWriterCoalescesATrickle(t *testing.T) {
+	var out countingWriter
+	l := newLogWriter(&out)
+	const lines = 50
+	for i := range lines {
+		// A busy wait: time.Sleep of 0.1 ms sleeps about a millisecond.
+		for start := time.Now(); time.Since(start) < 100*time.Microsecond; {
+		}
+		fmt.Fprintf(l, "line %d\n", i)
+	}
+	l.Flush()
+	out.mu.Lock()
+	defer out.mu.Unlock()
+	if n := strings.Count(out.String(), "\n"); n != lines {
+		t.Fatalf("%d lines out, want %d", n, lines)
+	}
+	if out.writes > 25 {
+		t.Fatalf("%d writes for %d lines 0.1 ms apart, want at most 25", out.writes, lines)
 	}
 }
 
