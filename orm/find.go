@@ -459,18 +459,32 @@ func (o *ORM) childrenByLinks(ctx context.Context, te *entry, join *model.JoinTa
 }
 
 // distinct returns the distinct non-nil values of attr in recs, in order.
+// Up to maxPairwise records each value is looked for among those kept (a
+// page's 30 are cheaper so than hashed into a map, which also allocates).
 func distinct(recs []model.Record, attr string) []any {
-	seen := make(map[any]bool, len(recs))
 	out := make([]any, 0, len(recs))
+	var seen map[any]bool
+	if len(recs) > maxPairwise {
+		seen = make(map[any]bool, len(recs))
+	}
 	for _, r := range recs {
 		v := r[attr]
-		if v == nil || seen[v] {
+		if v == nil {
 			continue
 		}
 		if _, isRec := v.(model.Record); isRec {
 			continue
 		}
-		seen[v] = true
+		if seen == nil {
+			if slices.Contains(out, v) {
+				continue
+			}
+		} else {
+			if seen[v] {
+				continue
+			}
+			seen[v] = true
+		}
 		out = append(out, v)
 	}
 	return out

@@ -48,7 +48,7 @@ func (r *results) records(cols []*datastore.Column, nests ...sqlgen.Nest) ([]dat
 	if cap(r.dest) < len(cols) {
 		r.dest = make([]driver.Value, len(cols))
 	}
-	return sqlgen.DriverRecords(r.raw, r.dest[:len(cols)], cols, nests, decodeOwned)
+	return sqlgen.DriverRecords(r.raw, r.dest[:len(cols)], cols, nests, 0, decodeOwned)
 }
 
 // decodeOwned is decode for the driver's own rows, whose bytes the driver

@@ -191,7 +191,7 @@ func (s *rawStmts) records(ctx context.Context, r runner, st sqlgen.Stmt) ([]dat
 		}
 		dest := cs.dest[:len(st.Columns)]
 		defer clear(dest)
-		recs, err = readRows(rows, dest, st.Columns, st.Nests...)
+		recs, err = readRows(rows, dest, st)
 		if cerr := rows.Close(); err == nil {
 			err = cerr
 		}
@@ -243,12 +243,12 @@ func appendNamedValues(named []driver.NamedValue, args []any) ([]driver.NamedVal
 	return named, nil
 }
 
-// readRows reads rows whose columns are cols, the columns of joined rows
-// nested as nests say (see sqlgen.NestedRecord), as scan does, each row
-// into dest, of len(cols).
-func readRows(rows driver.Rows, dest []driver.Value, cols []*datastore.Column, nests ...sqlgen.Nest) ([]datastore.Record, error) {
-	if n := len(rows.Columns()); n != len(cols) {
-		return nil, fmt.Errorf("sql: expected %d destination arguments in Scan, not %d", n, len(cols))
+// readRows reads the rows of st, whose columns are st.Columns, the
+// columns of joined rows nested as st.Nests say (see sqlgen.NestedRecord),
+// as scan does, each row into dest, of len(st.Columns).
+func readRows(rows driver.Rows, dest []driver.Value, st sqlgen.Stmt) ([]datastore.Record, error) {
+	if n := len(rows.Columns()); n != len(st.Columns) {
+		return nil, fmt.Errorf("sql: expected %d destination arguments in Scan, not %d", n, len(st.Columns))
 	}
-	return sqlgen.DriverRecords(rows, dest, cols, nests, sqlgen.Decode)
+	return sqlgen.DriverRecords(rows, dest, st.Columns, st.Nests, st.MaxRows, sqlgen.Decode)
 }

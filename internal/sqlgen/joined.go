@@ -93,14 +93,16 @@ func RowRecord(cols []*datastore.Column, nests []Nest, vals []any, value func(i 
 // DriverRecords reads every row left of rows, a driver's own rows (read
 // past database/sql, which copies and boxes each value again), whose
 // columns are cols, joined rows nested as nests say. Each row is read into
-// dest, of len(cols), and column i's value decoded with decode.
-func DriverRecords(rows driver.Rows, dest []driver.Value, cols []*datastore.Column, nests []Nest, decode func(k datastore.Kind, v any) (any, error)) ([]datastore.Record, error) {
+// dest, of len(cols), and column i's value decoded with decode. maxRows is
+// the statement's Stmt.MaxRows: the list starts with room for that many
+// records (up to maxPresized), so that a page is not copied as it grows.
+func DriverRecords(rows driver.Rows, dest []driver.Value, cols []*datastore.Column, nests []Nest, maxRows int64, decode func(k datastore.Kind, v any) (any, error)) ([]datastore.Record, error) {
 	var vals []any
 	if len(nests) > 0 {
 		vals = make([]any, len(cols))
 	}
 	value := func(i int) (any, error) { return decode(cols[i].Kind, dest[i]) }
-	out := []datastore.Record{}
+	out := make([]datastore.Record, 0, min(max(maxRows, 0), maxPresized))
 	for {
 		err := rows.Next(dest)
 		if err == io.EOF {
@@ -116,6 +118,11 @@ func DriverRecords(rows driver.Rows, dest []driver.Value, cols []*datastore.Colu
 		out = append(out, rec)
 	}
 }
+
+// maxPresized is the most records DriverRecords makes room for ahead:
+// pages of up to it (Sails' default limit is 30) are read into one
+// allocation, and a large LIMIT that few rows meet costs no large one.
+const maxPresized = 100
 
 // SelectJoined compiles q reading, with each of its rows, the row of each
 // join's table whose primary key equals the join's column (a LEFT JOIN):
@@ -213,5 +220,6 @@ func SelectJoined(d *Dialect, q *datastore.Query, joins []datastore.Join) (Stmt,
 	b.page(q.Skip, q.Limit)
 	st := b.stmt(out)
 	st.Nests = nests
+	st.MaxRows = pageRows(q.Limit)
 	return st, nil
 }

@@ -19,6 +19,11 @@ type Stmt struct {
 	// Nests, set for a statement reading joined rows (SelectJoined), say
 	// which columns make each joined row; see NestedRecord.
 	Nests []Nest
+	// MaxRows is the most rows a page (Select, SelectJoined) returns,
+	// its LIMIT, or 0 when it has none or it is not a page. Readers size
+	// their record lists by it (see DriverRecords). A read of children
+	// leaves it 0: its limit is per parent, which most do not reach.
+	MaxRows int64
 }
 
 // ErrNoValues is returned by Update when there is nothing to set.
@@ -93,7 +98,17 @@ func Select(d *Dialect, q *datastore.Query) (Stmt, error) {
 		return Stmt{}, err
 	}
 	b.page(q.Skip, q.Limit)
-	return b.stmt(cols), nil
+	st := b.stmt(cols)
+	st.MaxRows = pageRows(q.Limit)
+	return st, nil
+}
+
+// pageRows is Stmt.MaxRows for a page of limit rows.
+func pageRows(limit int64) int64 {
+	if limit >= criteria.Unlimited {
+		return 0
+	}
+	return limit
 }
 
 // limit writes a LIMIT clause of n rows, as a number when the dialect
