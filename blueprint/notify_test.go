@@ -65,6 +65,15 @@ func (c checker) Subscribed(identity string, id any, omit string) bool { return 
 
 func newService(t *testing.T, n blueprint.Notifier, cfg blueprint.Config) (*blueprint.Service, map[string]*model.Model) {
 	t.Helper()
+	o, models := newORM(t)
+	cfg.ORM, cfg.Notifier = o, n
+	return blueprint.NewService(cfg), models
+}
+
+// newORM returns an ORM of users, their pets and the pets' tags on a fresh
+// SQLite database in memory.
+func newORM(t *testing.T) (*orm.ORM, map[string]*model.Model) {
+	t.Helper()
 	db, err := sqlite.Open(t.Context(), datastore.Config{Name: "default", URL: ":memory:"})
 	if err != nil {
 		t.Fatal(err)
@@ -98,8 +107,7 @@ func newService(t *testing.T, n blueprint.Notifier, cfg blueprint.Config) (*blue
 	if err := o.Migrate(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	cfg.ORM, cfg.Notifier = o, n
-	return blueprint.NewService(cfg), models
+	return o, models
 }
 
 func do(t *testing.T, s *blueprint.Service, r *blueprint.Request) any {
