@@ -17,7 +17,8 @@ import (
 )
 
 // BenchmarkRequest measures one request of each kind bench/compare.sh and
-// bench/floor.sh load, through the handler of the example app on SQLite,
+// bench/floor.sh load, through the handler of the example app on SQLite
+// (the floor-* kinds: bench/floor's app, seeded as bench/floor.sh seeds it),
 // with the request log line at info written by the text logger of
 // `skiff serve` (skiff.NewTextLogger, to io.Discard here) and no cookie, as wrk sends
 // them. Its allocations are exact and its instruction count repeatable
@@ -40,8 +41,14 @@ func BenchmarkRequest(b *testing.B) {
 		{"pet-list", http.MethodGet, "/pet?limit=30"},
 		{"pet-create", http.MethodPost, "/pet"},
 		{"product-create", http.MethodPost, "/product"},
+		{"floor-list", http.MethodGet, "/pet?limit=30"},
+		{"floor-42", http.MethodGet, "/pet/42"},
 	} {
 		b.Run(rq.name, func(b *testing.B) {
+			h := h
+			if strings.HasPrefix(rq.name, "floor-") {
+				h = floorBenchApp(b)
+			}
 			b.ReportAllocs()
 			n := 0
 			for b.Loop() {
@@ -96,6 +103,39 @@ func requestBenchApp(b *testing.B) http.Handler {
 			ids = append(ids, fmt.Sprint(p))
 		}
 		requestBenchServe(b, h, http.MethodPost, "/tag", fmt.Sprintf(`{"label":"tag %d","pets":[%s]}`, t, strings.Join(ids, ",")))
+	}
+	return h
+}
+
+// floorBenchApp serves bench/floor/app as bench/floor.sh seeds it: 100
+// users and 100 pets, pet i owned by user i, so that a page's owners are
+// distinct and joined (the floor-* kinds of BenchmarkRequest).
+func floorBenchApp(b *testing.B) http.Handler {
+	b.Helper()
+	dir := b.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("bench/floor/app")); err != nil {
+		b.Fatal(err)
+	}
+	os.RemoveAll(filepath.Join(dir, ".tmp"))
+	ctx := context.Background()
+	opts, err := app.Load(ctx, dir, "development", strings.Fields(os.Getenv("REQUEST_BENCH_ENVIRON")))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if os.Getenv("REQUEST_BENCH_LOG") != "off" {
+		opts.Logger = skiff.NewTextLogger(io.Discard, slog.LevelInfo)
+	}
+	a, err := skiff.New(ctx, *opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { a.Close() })
+	h := a.Handler()
+	for i := 1; i <= 100; i++ {
+		requestBenchServe(b, h, http.MethodPost, "/user", fmt.Sprintf(`{"name":"User %d","email":"user%d@example.com"}`, i, i))
+	}
+	for i := 1; i <= 100; i++ {
+		requestBenchServe(b, h, http.MethodPost, "/pet", fmt.Sprintf(`{"name":"Pet %d","owner":%d}`, i, i))
 	}
 	return h
 }

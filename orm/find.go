@@ -460,13 +460,16 @@ func (o *ORM) childrenByLinks(ctx context.Context, te *entry, join *model.JoinTa
 
 // distinct returns the distinct non-nil values of attr in recs, in order.
 // Up to maxPairwise records each value is looked for among those kept (a
-// page's 30 are cheaper so than hashed into a map, which also allocates).
+// page's 30 are cheaper so than hashed into a map, which also allocates),
+// numbers unboxed.
 func distinct(recs []model.Record, attr string) []any {
 	out := make([]any, 0, len(recs))
 	var seen map[any]bool
 	if len(recs) > maxPairwise {
 		seen = make(map[any]bool, len(recs))
 	}
+	var nums [maxPairwise]float64
+	kept := 0
 	for _, r := range recs {
 		v := r[attr]
 		if v == nil {
@@ -475,15 +478,20 @@ func distinct(recs []model.Record, attr string) []any {
 		if _, isRec := v.(model.Record); isRec {
 			continue
 		}
-		if seen == nil {
-			if slices.Contains(out, v) {
-				continue
-			}
-		} else {
+		if seen != nil {
 			if seen[v] {
 				continue
 			}
 			seen[v] = true
+		} else if f, ok := v.(float64); ok {
+			// A number equals only numbers, and NaN none.
+			if slices.Contains(nums[:kept], f) {
+				continue
+			}
+			nums[kept] = f
+			kept++
+		} else if slices.Contains(out, v) {
+			continue
 		}
 		out = append(out, v)
 	}
