@@ -180,7 +180,41 @@ func toUTF8(data []byte, charset string) ([]byte, error) {
 	return nil, invalid(nil, "unsupported charset %q", charset)
 }
 
+// decodeJSON decodes a JSON body, its numbers as float64.
 func decodeJSON(data []byte) (any, error) {
+	// A body without an integer that float64 might round (16 digits or
+	// more in a row) and that Unmarshal takes is decoded as decodeJSONStream
+	// decodes it, without its decoder's buffer, json.Numbers and second
+	// walk; any other, and its error, is decodeJSONStream's.
+	if !longDigitRun(data) {
+		var v any
+		if json.Unmarshal(data, &v) == nil {
+			return v, nil
+		}
+	}
+	return decodeJSONStream(data)
+}
+
+// longDigitRun reports whether data holds 16 or more digits in a row: the
+// shortest integer that float64 may not represent exactly (2^53 + 1).
+func longDigitRun(data []byte) bool {
+	n := 0
+	for _, c := range data {
+		if c >= '0' && c <= '9' {
+			if n++; n >= 16 {
+				return true
+			}
+		} else {
+			n = 0
+		}
+	}
+	return false
+}
+
+// decodeJSONStream decodes a JSON body with its numbers' texts kept
+// (json.Number) to refuse those that float64 would not hold as sent, and
+// says why a body is not JSON.
+func decodeJSONStream(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
