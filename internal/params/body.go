@@ -71,14 +71,15 @@ func ReadBody(r *http.Request, limit int64) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if limit > 0 {
-		// On the decoded bytes: a small compressed body may not expand
-		// past the limit either.
-		body = http.MaxBytesReader(nil, io.NopCloser(body), limit)
+	size := int64(0)
+	if body == r.Body {
+		size = r.ContentLength
 	}
-	data, err := io.ReadAll(body)
+	// The limit applies to the decoded bytes: a small compressed body may
+	// not expand past it either.
+	data, err := readAll(body, limit, size)
 	if err != nil {
-		return nil, readError(err, limit)
+		return nil, err
 	}
 	if kind == bodyMultipart {
 		return readMultipart(data, mparams["boundary"])
@@ -95,6 +96,9 @@ func ReadBody(r *http.Request, limit int64) (any, error) {
 // mediaType returns the lower-cased media type of a Content-Type header and
 // its parameters, tolerating malformed parameters.
 func mediaType(ct string) (string, map[string]string) {
+	if ct == "application/json" { // the usual header: nothing to parse
+		return ct, nil
+	}
 	mt, params, err := mime.ParseMediaType(ct)
 	if err != nil {
 		mt, _, _ = strings.Cut(ct, ";")
@@ -158,6 +162,42 @@ func invalid(err error, format string, args ...any) error {
 
 // readError classifies an error met while reading the body: over the limit,
 // or the client went away or sent a broken stream.
+// readAll reads body to its end as io.ReadAll through
+// http.MaxBytesReader(limit) would, with their errors made readError's
+// (limit <= 0: no limit), without their two allocations, and with room for
+// size bytes from the start when size, the body's announced length, is
+// positive: the usual small JSON body then needs 60 bytes, not 512.
+func readAll(body io.Reader, limit, size int64) ([]byte, error) {
+	n := int64(512)
+	if size > 0 && size < 1<<20 {
+		n = size + 1 // room to read the end without growing
+	}
+	if limit > 0 && n > limit+1 {
+		n = limit + 1
+	}
+	b := make([]byte, 0, n)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		p := b[len(b):cap(b)]
+		if limit > 0 && int64(len(p)) > limit+1-int64(len(b)) {
+			p = p[:limit+1-int64(len(b))] // as MaxBytesReader reads
+		}
+		k, err := body.Read(p)
+		b = b[:len(b)+k]
+		if limit > 0 && int64(len(b)) > limit {
+			return nil, tooLarge(limit)
+		}
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, readError(err, limit)
+		}
+	}
+}
+
 func readError(err error, limit int64) error {
 	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 		return tooLarge(limit)
