@@ -675,8 +675,11 @@ func (b *builder) values(rec datastore.Record) ([]*datastore.Column, []any, erro
 			return nil, nil, fmt.Errorf("table %s has no column %q", b.t.Name, name)
 		}
 	}
-	var cols []*datastore.Column
-	var vals []any
+	if len(rec) == 0 {
+		return nil, nil, nil
+	}
+	cols := make([]*datastore.Column, 0, len(rec))
+	vals := make([]any, 0, len(rec))
 	for i := range b.t.Columns {
 		c := &b.t.Columns[i]
 		v, ok := rec[c.Name]
