@@ -48,22 +48,47 @@ type linkKey struct {
 	attr  string
 }
 
+// indexedLinks is the number of links from which a changeSet finds a
+// record's link through its index; below it, by looking at each: most
+// writes change a few links (a create with an owner, two), for which the
+// map cost more than the search (an allocation of its own, the hashing).
+const indexedLinks = 8
+
 // grow makes room for n more links, so that a write that knows how many
 // records it touches fills the set without growing it step by step.
 func (cs *changeSet) grow(n int) {
-	if cs.index == nil {
-		cs.index = make(map[linkKey]int, n)
+	if cs.index == nil && len(cs.links)+n >= indexedLinks {
+		cs.makeIndex(len(cs.links) + n)
 	}
 	cs.links = slices.Grow(cs.links, n)
 }
 
+// makeIndex indexes the links, with room for n.
+func (cs *changeSet) makeIndex(n int) {
+	cs.index = make(map[linkKey]int, n)
+	for i, l := range cs.links {
+		cs.index[linkKey{l.Model, l.ID, l.Attr}] = i
+	}
+}
+
+// link returns the link of attr of record id of m, added when it has none.
+// Once the set is indexed, every link is in the index.
 func (cs *changeSet) link(m *model.Model, id any, attr string) *Link {
+	if cs.index == nil {
+		for i := range cs.links {
+			if l := &cs.links[i]; l.Model == m && l.Attr == attr && l.ID == id {
+				return l
+			}
+		}
+		if len(cs.links) < indexedLinks {
+			cs.links = append(cs.links, Link{Model: m, ID: id, Attr: attr})
+			return &cs.links[len(cs.links)-1]
+		}
+		cs.makeIndex(2 * len(cs.links))
+	}
 	k := linkKey{m, id, attr}
 	if i, ok := cs.index[k]; ok {
 		return &cs.links[i]
-	}
-	if cs.index == nil {
-		cs.index = map[linkKey]int{}
 	}
 	cs.index[k] = len(cs.links)
 	cs.links = append(cs.links, Link{Model: m, ID: id, Attr: attr})

@@ -37,10 +37,13 @@ func (o *ORM) CreateAnswer(ctx context.Context, m *model.Model, in map[string]an
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	plural := map[string][]any{}
+	var plural map[string][]any
 	for name, v := range rec {
 		if a := m.Attributes[name]; a != nil && a.IsPlural() {
 			if ids, _ := v.([]any); len(ids) > 0 {
+				if plural == nil {
+					plural = map[string][]any{}
+				}
 				plural[name] = ids
 			}
 			delete(rec, name)
@@ -49,52 +52,20 @@ func (o *ORM) CreateAnswer(ctx context.Context, m *model.Model, in map[string]an
 	var created model.Record
 	answer, rest = nil, pops
 	var cs changeSet
-	insert := func(ctx context.Context) error {
-		cs = changeSet{}
-		if err := o.checkAssociated(ctx, m, nil, rec, plural, model.CodeInvalidNewRecord); err != nil {
-			return err
-		}
-		rows, err := o.adapter(ctx, e).Create(ctx, e.table, []datastore.Record{e.toRow(rec)})
-		if err != nil {
-			return e.classify(err)
-		}
-		created = e.fromRow(rows[0])
-		id := created[m.PrimaryKey]
-		for _, name := range m.Order {
-			if a := m.Attributes[name]; a.IsSingular() {
-				cs.keyChanged(m, a, id, nil, created[name])
-			}
-		}
-		for _, name := range slices.Sorted(maps.Keys(plural)) {
-			a := m.Attributes[name]
-			ids, err := childIDs(a, plural[name])
-			if err != nil {
-				return err
-			}
-			cs.collectionChanged(m, a, id, ids, nil)
-			if err := o.takeFrom(ctx, &cs, nil, m, a, id, ids); err != nil {
-				return err
-			}
-			if err := o.link(ctx, e, a, id, ids); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
 	switch {
 	case len(plural) == 0 && !hasSingularValue(m, rec):
 		// One INSERT is atomic on its own: skip the transaction round trips.
-		err = insert(ctx)
+		created, cs, err = o.insert(ctx, e, rec, plural)
 	case len(plural) == 0:
 		var g *guarded
 		g, err = o.createGuarded(ctx, e, rec, pops)
 		if err == nil && g == nil {
-			err = o.InTx(ctx, e.store, insert)
+			created, cs, err = o.insertInTx(ctx, e, rec, plural)
 		} else if g != nil {
 			created, answer, rest, cs = g.created, g.answer, g.rest, g.cs
 		}
 	default:
-		err = o.InTx(ctx, e.store, insert)
+		created, cs, err = o.insertInTx(ctx, e, rec, plural)
 	}
 	if err != nil {
 		return nil, nil, nil, nil, wrap("create", m, err)
@@ -103,6 +74,55 @@ func (o *ORM) CreateAnswer(ctx context.Context, m *model.Model, in map[string]an
 		answer = created
 	}
 	return created, answer, rest, cs.changes(), nil
+}
+
+// insertInTx is insert in a transaction. It is a function of its own so
+// that the variables its closure shares live on the heap only on this
+// path, not on a guarded create's.
+func (o *ORM) insertInTx(ctx context.Context, e *entry, rec model.Record, plural map[string][]any) (created model.Record, cs changeSet, err error) {
+	err = o.InTx(ctx, e.store, func(ctx context.Context) error {
+		var err error
+		created, cs, err = o.insert(ctx, e, rec, plural)
+		return err
+	})
+	return created, cs, err
+}
+
+// insert checks rec's associations, inserts it and links it to the
+// members of its plural associations (plural, by name), and returns it as
+// stored with the association changes.
+func (o *ORM) insert(ctx context.Context, e *entry, rec model.Record, plural map[string][]any) (model.Record, changeSet, error) {
+	m := e.model
+	var cs changeSet
+	if err := o.checkAssociated(ctx, m, nil, rec, plural, model.CodeInvalidNewRecord); err != nil {
+		return nil, cs, err
+	}
+	rows, err := o.adapter(ctx, e).Create(ctx, e.table, []datastore.Record{e.toRow(rec)})
+	if err != nil {
+		return nil, cs, e.classify(err)
+	}
+	created := e.fromRow(rows[0])
+	id := created[m.PrimaryKey]
+	for _, name := range m.Order {
+		if a := m.Attributes[name]; a.IsSingular() {
+			cs.keyChanged(m, a, id, nil, created[name])
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(plural)) {
+		a := m.Attributes[name]
+		ids, err := childIDs(a, plural[name])
+		if err != nil {
+			return nil, cs, err
+		}
+		cs.collectionChanged(m, a, id, ids, nil)
+		if err := o.takeFrom(ctx, &cs, nil, m, a, id, ids); err != nil {
+			return nil, cs, err
+		}
+		if err := o.link(ctx, e, a, id, ids); err != nil {
+			return nil, cs, err
+		}
+	}
+	return created, cs, nil
 }
 
 // guarded is what createGuarded did: the record as stored, the answer

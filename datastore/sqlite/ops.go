@@ -208,7 +208,7 @@ func whereOnly(q *datastore.Query) *datastore.Query {
 }
 
 // queryRecords runs st and reads its records: from the driver directly on
-// the read pool (see rawStmts), through database/sql otherwise.
+// either pool outside transactions (see rawStmts), through database/sql in them.
 func queryRecords(ctx context.Context, r runner, st sqlgen.Stmt) ([]datastore.Record, error) {
 	if r.tx == nil && r.cache.raw != nil {
 		return r.cache.raw.records(ctx, r, st)

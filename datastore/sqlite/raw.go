@@ -23,10 +23,13 @@ import (
 // pet-42 0.952, pet-list 0.963) and 3-11 fewer allocations.
 // The statements stay prepared, one per connection and SQL text, as
 // database/sql kept them: the driver's own QueryContext prepares the text
-// again each time. Transactions and the write connection keep database/sql
-// (runner.query).
+// again each time. Writes that return rows (a create's INSERT ...
+// RETURNING) take the same path on the write connection, outside
+// transactions: POST /pet 0.985x the instructions, 161 -> 154 allocations.
+// Transactions and writes returning nothing keep database/sql
+// (runner.query, runner.exec).
 
-// rawStmts holds the read pool's prepared driver statements, per driver
+// rawStmts holds a pool's prepared driver statements, per driver
 // connection. A connection's statements are used only inside Raw, which
 // gives it to one caller at a time, so only the map of connections needs
 // the lock.

@@ -101,7 +101,9 @@ func Open(ctx context.Context, cfg datastore.Config) (*DB, error) {
 	}
 	reads := newStmtCache(read)
 	reads.raw = newRawStmts(read)
-	return &DB{d: sqlgen.SQLite(), read: read, write: write, reads: reads, writes: newStmtCache(write), tmpDir: tmpDir, where: where}, nil
+	writes := newStmtCache(write)
+	writes.raw = newRawStmts(write)
+	return &DB{d: sqlgen.SQLite(), read: read, write: write, reads: reads, writes: writes, tmpDir: tmpDir, where: where}, nil
 }
 
 func removeTemp(dir string) {

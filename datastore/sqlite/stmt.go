@@ -26,8 +26,8 @@ type stmtCache struct {
 	pending map[string]bool
 	gen     int
 	closed  bool
-	// raw, on the read pool, holds the statements its reads run on the
-	// driver directly (queryRecords).
+	// raw holds the statements queryRecords runs on the pool's driver
+	// connections directly.
 	raw *rawStmts
 }
 

@@ -71,14 +71,15 @@ func ReadBody(r *http.Request, limit int64) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if limit > 0 {
-		// On the decoded bytes: a small compressed body may not expand
-		// past the limit either.
-		body = http.MaxBytesReader(nil, io.NopCloser(body), limit)
+	size := int64(0)
+	if body == r.Body {
+		size = r.ContentLength
 	}
-	data, err := io.ReadAll(body)
+	// The limit applies to the decoded bytes: a small compressed body may
+	// not expand past it either.
+	data, err := readAll(body, limit, size)
 	if err != nil {
-		return nil, readError(err, limit)
+		return nil, err
 	}
 	if kind == bodyMultipart {
 		return readMultipart(data, mparams["boundary"])
@@ -95,6 +96,9 @@ func ReadBody(r *http.Request, limit int64) (any, error) {
 // mediaType returns the lower-cased media type of a Content-Type header and
 // its parameters, tolerating malformed parameters.
 func mediaType(ct string) (string, map[string]string) {
+	if ct == "application/json" { // the usual header: nothing to parse
+		return ct, nil
+	}
 	mt, params, err := mime.ParseMediaType(ct)
 	if err != nil {
 		mt, _, _ = strings.Cut(ct, ";")
@@ -158,6 +162,42 @@ func invalid(err error, format string, args ...any) error {
 
 // readError classifies an error met while reading the body: over the limit,
 // or the client went away or sent a broken stream.
+// readAll reads body to its end as io.ReadAll through
+// http.MaxBytesReader(limit) would, with their errors made readError's
+// (limit <= 0: no limit), without their two allocations, and with room for
+// size bytes from the start when size, the body's announced length, is
+// positive: the usual small JSON body then needs 60 bytes, not 512.
+func readAll(body io.Reader, limit, size int64) ([]byte, error) {
+	n := int64(512)
+	if size > 0 && size < 1<<20 {
+		n = size + 1 // room to read the end without growing
+	}
+	if limit > 0 && n > limit+1 {
+		n = limit + 1
+	}
+	b := make([]byte, 0, n)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		p := b[len(b):cap(b)]
+		if limit > 0 && int64(len(p)) > limit+1-int64(len(b)) {
+			p = p[:limit+1-int64(len(b))] // as MaxBytesReader reads
+		}
+		k, err := body.Read(p)
+		b = b[:len(b)+k]
+		if limit > 0 && int64(len(b)) > limit {
+			return nil, tooLarge(limit)
+		}
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, readError(err, limit)
+		}
+	}
+}
+
 func readError(err error, limit int64) error {
 	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 		return tooLarge(limit)
@@ -180,7 +220,41 @@ func toUTF8(data []byte, charset string) ([]byte, error) {
 	return nil, invalid(nil, "unsupported charset %q", charset)
 }
 
+// decodeJSON decodes a JSON body, its numbers as float64.
 func decodeJSON(data []byte) (any, error) {
+	// A body without an integer that float64 might round (16 digits or
+	// more in a row) and that Unmarshal takes is decoded as decodeJSONStream
+	// decodes it, without its decoder's buffer, json.Numbers and second
+	// walk; any other, and its error, is decodeJSONStream's.
+	if !longDigitRun(data) {
+		var v any
+		if json.Unmarshal(data, &v) == nil {
+			return v, nil
+		}
+	}
+	return decodeJSONStream(data)
+}
+
+// longDigitRun reports whether data holds 16 or more digits in a row: the
+// shortest integer that float64 may not represent exactly (2^53 + 1).
+func longDigitRun(data []byte) bool {
+	n := 0
+	for _, c := range data {
+		if c >= '0' && c <= '9' {
+			if n++; n >= 16 {
+				return true
+			}
+		} else {
+			n = 0
+		}
+	}
+	return false
+}
+
+// decodeJSONStream decodes a JSON body with its numbers' texts kept
+// (json.Number) to refuse those that float64 would not hold as sent, and
+// says why a body is not JSON.
+func decodeJSONStream(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any

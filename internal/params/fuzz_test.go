@@ -3,7 +3,9 @@ package params
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
+	"reflect"
 	"testing"
 
 	"github.com/skiffhq/skiff/model"
@@ -99,4 +101,28 @@ func checkValue(t *testing.T, v any) {
 	if _, err := json.Marshal(v); err != nil {
 		t.Fatalf("value does not marshal: %v", err)
 	}
+}
+
+// FuzzDecodeJSON: decodeJSON's shortcut (json.Unmarshal) returns what the
+// decoder with json.Numbers (decodeJSONStream) returns, values and errors,
+// for any body.
+func FuzzDecodeJSON(f *testing.F) {
+	for _, s := range []string{
+		``, ` `, `null`, `{}`, `[]`, `{"name":"Rex","owner":7}`, `{"a":[1,2.5,-0,1e3,{"b":null}],"c":"d\u00e9\n"}`,
+		`123456789012345`, `1234567890123456`, `9007199254740993`, `-9007199254740992`, `1e400`, `-1e400`, `1e-400`,
+		`{"a":1}{"b":2}`, `{"a":1} x`, `{"a":1}  `, `{"a":1,}`, `{"a"}`, `"\ud800"`, "\"\xff\"", `[1,2`, `{"a":1,"a":2}`,
+		`0.1234567890123456789`, `{"n":12345678901234567890}`, `"12345678901234567890"`, `tru`, `true false`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		got, gerr := decodeJSON(body)
+		want, werr := decodeJSONStream(body)
+		if fmt.Sprint(gerr) != fmt.Sprint(werr) {
+			t.Fatalf("decodeJSON(%q) error %v, want %v", body, gerr, werr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("decodeJSON(%q) = %#v, want %#v", body, got, want)
+		}
+	})
 }

@@ -95,6 +95,9 @@ type Dialect struct {
 	// lists keeps the result lists of tables' every column (nil: none
 	// are kept).
 	lists *listCache
+	// guarded keeps the guarded insertions compiled so far, per shape
+	// (nil: none are kept).
+	guarded *guardedCache
 }
 
 // JSONStyle is an engine's way of reaching into JSON columns.
@@ -122,6 +125,7 @@ func MySQL() *Dialect {
 	return &Dialect{
 		texts:           newTextCache(),
 		lists:           newListCache(),
+		guarded:         newGuardedCache(),
 		Name:            "mysql",
 		Quote:           '`',
 		LikeEscape:      `'\\'`,
@@ -147,6 +151,7 @@ func SQLite() *Dialect {
 	return &Dialect{
 		texts:           newTextCache(),
 		lists:           newListCache(),
+		guarded:         newGuardedCache(),
 		Name:            "sqlite",
 		Quote:           '"',
 		Returning:       true,
@@ -171,6 +176,7 @@ func Postgres() *Dialect {
 	return &Dialect{
 		texts:       newTextCache(),
 		lists:       newListCache(),
+		guarded:     newGuardedCache(),
 		Name:        "postgres",
 		Numbered:    true,
 		Quote:       '"',

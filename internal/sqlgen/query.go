@@ -198,6 +198,13 @@ func InsertGuarded(d *Dialect, t *datastore.Table, rec datastore.Record, guards 
 			return Stmt{}, err
 		}
 	}
+	shape, cacheable := guardedShape(t, cols, guards, lock, false)
+	if cacheable {
+		if e := d.guarded.get(shape, t, guards); e != nil {
+			b.discard()
+			return e.stmt(false, vals, keys, guards), nil
+		}
+	}
 	b.insertSelect(t, cols, vals)
 	for i, g := range guards {
 		if i == 0 {
@@ -256,6 +263,9 @@ func InsertGuarded(d *Dialect, t *datastore.Table, rec datastore.Record, guards 
 	}
 	st := b.stmt(out)
 	st.Nests = nests
+	if cacheable {
+		d.guarded.put(shape, t, guards, st)
+	}
 	return st, nil
 }
 
@@ -347,6 +357,22 @@ func InsertGuardedWith(d *Dialect, t *datastore.Table, rec datastore.Record, gua
 	if err != nil {
 		return Stmt{}, err
 	}
+	shape, cacheable := guardedShape(t, cols, guards, lock, true)
+	if cacheable {
+		if e := d.guarded.get(shape, t, guards); e != nil {
+			// A shape is cached once compiled, so its guards name columns
+			// of t, each once: only a key's value can fail here.
+			keys := make([]any, len(guards))
+			for i, g := range guards {
+				if _, keys[i], err = guardKey(t, g); err != nil {
+					b.discard()
+					return Stmt{}, err
+				}
+			}
+			b.discard()
+			return e.stmt(true, vals, keys, guards), nil
+		}
+	}
 	own := b.allColumns()
 	out := own[:len(own):len(own)]
 	var nests []Nest
@@ -427,6 +453,9 @@ func InsertGuardedWith(d *Dialect, t *datastore.Table, rec datastore.Record, gua
 	}
 	st := b.stmt(out)
 	st.Nests = nests
+	if cacheable {
+		d.guarded.put(shape, t, guards, st)
+	}
 	return st, nil
 }
 
@@ -551,12 +580,18 @@ func (b *builder) stmt(cols []*datastore.Column) Stmt {
 // when it has one, and gives the buffer back.
 func (b *builder) text() string {
 	s := b.d.texts.intern(b.buf)
+	b.discard()
+	return s
+}
+
+// discard gives the builder's buffer back, unused or once its text is
+// taken.
+func (b *builder) discard() {
 	if b.pooled != nil {
 		*b.pooled = b.buf
 		b.d.texts.release(b.pooled)
 		b.buf, b.pooled = nil, nil
 	}
-	return s
 }
 
 func (b *builder) returning(want bool) Stmt {
@@ -640,8 +675,11 @@ func (b *builder) values(rec datastore.Record) ([]*datastore.Column, []any, erro
 			return nil, nil, fmt.Errorf("table %s has no column %q", b.t.Name, name)
 		}
 	}
-	var cols []*datastore.Column
-	var vals []any
+	if len(rec) == 0 {
+		return nil, nil, nil
+	}
+	cols := make([]*datastore.Column, 0, len(rec))
+	vals := make([]any, 0, len(rec))
 	for i := range b.t.Columns {
 		c := &b.t.Columns[i]
 		v, ok := rec[c.Name]
