@@ -98,6 +98,9 @@ type Dialect struct {
 	// guarded keeps the guarded insertions compiled so far, per shape
 	// (nil: none are kept).
 	guarded *guardedCache
+	// reads keeps the commonest reads compiled so far, per shape (nil:
+	// none are kept).
+	reads *readCache
 }
 
 // JSONStyle is an engine's way of reaching into JSON columns.
@@ -126,6 +129,7 @@ func MySQL() *Dialect {
 		texts:           newTextCache(),
 		lists:           newListCache(),
 		guarded:         newGuardedCache(),
+		reads:           newReadCache(),
 		Name:            "mysql",
 		Quote:           '`',
 		LikeEscape:      `'\\'`,
@@ -152,6 +156,7 @@ func SQLite() *Dialect {
 		texts:           newTextCache(),
 		lists:           newListCache(),
 		guarded:         newGuardedCache(),
+		reads:           newReadCache(),
 		Name:            "sqlite",
 		Quote:           '"',
 		Returning:       true,
@@ -177,6 +182,7 @@ func Postgres() *Dialect {
 		texts:       newTextCache(),
 		lists:       newListCache(),
 		guarded:     newGuardedCache(),
+		reads:       newReadCache(),
 		Name:        "postgres",
 		Numbered:    true,
 		Quote:       '"',

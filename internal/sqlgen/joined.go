@@ -131,6 +131,11 @@ const maxPresized = 100
 // datastore.JoinFinder). Order, Skip and Limit are q's: a primary key
 // matches one row at most, so joining adds no rows.
 func SelectJoined(d *Dialect, q *datastore.Query, joins []datastore.Join) (Stmt, error) {
+	if len(joins) > 0 {
+		if st, ok := d.reads.stmt(d, q, joins); ok {
+			return st, nil
+		}
+	}
 	b, err := newBuilder(d, q.Table)
 	if err != nil {
 		return Stmt{}, err
@@ -221,5 +226,6 @@ func SelectJoined(d *Dialect, q *datastore.Query, joins []datastore.Join) (Stmt,
 	st := b.stmt(out)
 	st.Nests = nests
 	st.MaxRows = pageRows(q.Limit)
+	d.reads.put(d, q, joins, st)
 	return st, nil
 }

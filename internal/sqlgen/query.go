@@ -48,6 +48,9 @@ func newBuilder(d *Dialect, t *datastore.Table) (*builder, error) {
 // applied over the whole result or, when q.PartitionBy is set, within each
 // partition through ROW_NUMBER().
 func Select(d *Dialect, q *datastore.Query) (Stmt, error) {
+	if st, ok := d.reads.stmt(d, q, nil); ok {
+		return st, nil
+	}
 	b, err := newBuilder(d, q.Table)
 	if err != nil {
 		return Stmt{}, err
@@ -100,6 +103,7 @@ func Select(d *Dialect, q *datastore.Query) (Stmt, error) {
 	b.page(q.Skip, q.Limit)
 	st := b.stmt(cols)
 	st.MaxRows = pageRows(q.Limit)
+	d.reads.put(d, q, nil, st)
 	return st, nil
 }
 

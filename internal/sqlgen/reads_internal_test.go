@@ -1,0 +1,217 @@
+package sqlgen
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/skiffhq/skiff/criteria"
+	"github.com/skiffhq/skiff/datastore"
+)
+
+// TestReadCacheSameStmt: the reads a dialect's cache answers are the
+// statements compiled afresh (text, arguments, columns, nests, maximum
+// rows, errors) for each dialect, over shapes with and without joins,
+// equalities, sorts and pages, with the values changing between rounds
+// (some the column cannot hold, some not encodable); a table changed in
+// place is compiled anew.
+func TestReadCacheSameStmt(t *testing.T) {
+	user := &datastore.Table{Name: "user", PrimaryKey: "id", Columns: []datastore.Column{
+		{Name: "id", Kind: datastore.Integer, PrimaryKey: true},
+		{Name: `na"me`, Kind: datastore.String},
+		{Name: "n", Kind: datastore.Integer, Type: "bigint"},
+		{Name: "best", Kind: datastore.Integer},
+	}}
+	shop := &datastore.Table{Name: "shop", PrimaryKey: "code", Columns: []datastore.Column{
+		{Name: "code", Kind: datastore.String, PrimaryKey: true},
+		{Name: "city", Kind: datastore.String},
+	}}
+	pet := &datastore.Table{Name: "pet", PrimaryKey: "id", Columns: []datastore.Column{
+		{Name: "id", Kind: datastore.Integer, PrimaryKey: true},
+		{Name: "name", Kind: datastore.String},
+		{Name: "owner", Kind: datastore.Integer},
+		{Name: "shop", Kind: datastore.String},
+		{Name: "meta", Kind: datastore.JSON},
+		{Name: "age", Kind: datastore.Number},
+	}}
+	eq := func(attr string, v any) criteria.Expr { return &criteria.Cmp{Attr: attr, Op: criteria.Eq, Value: v} }
+	byID := []criteria.Sort{{Attr: "id"}}
+	type shape struct {
+		name  string
+		query func(round int) *datastore.Query
+		joins []datastore.Join
+	}
+	shapes := []shape{
+		{"by key", func(r int) *datastore.Query {
+			return &datastore.Query{Table: pet, Where: eq("id", float64(r+1)), Sort: byID, Limit: 2}
+		}, nil},
+		{"by key, owner joined", func(r int) *datastore.Query {
+			return &datastore.Query{Table: pet, Where: eq("id", int64(r+1)), Sort: byID, Limit: 2}
+		}, []datastore.Join{{Column: "owner", Table: user}}},
+		{"by key, owner and shop joined", func(r int) *datastore.Query {
+			return &datastore.Query{Table: pet, Where: eq("id", float64(r+40)), Limit: 1}
+		}, []datastore.Join{{Column: "owner", Table: user}, {Column: "shop", Table: shop}}},
+		{"user by key, best friend joined", func(r int) *datastore.Query {
+			return &datastore.Query{Table: user, Where: eq("id", int64(r)), Sort: byID, Limit: 2}
+		}, []datastore.Join{{Column: "best", Table: user}}},
+		{"fractional and out-of-range keys", func(r int) *datastore.Query {
+			v := []any{1.5, 2.0, math.Inf(1), 1e300}[r%4]
+			return &datastore.Query{Table: pet, Where: eq("id", v), Sort: byID, Limit: 2}
+		}, []datastore.Join{{Column: "owner", Table: user}}},
+		{"unencodable key", func(r int) *datastore.Query {
+			v := []any{int64(3), "three", int64(4), map[string]any{}}[r%4]
+			return &datastore.Query{Table: pet, Where: eq("id", v), Limit: 2}
+		}, nil},
+		{"equality on a string column, sorted, skipped", func(r int) *datastore.Query {
+			return &datastore.Query{Table: pet, Where: eq("name", fmt.Sprint("Rex", r)),
+				Sort: []criteria.Sort{{Attr: "age", Desc: true}, {Attr: "name"}}, Limit: int64(10 + r%2), Skip: int64(r)}
+		}, nil},
+		{"no where, page", func(r int) *datastore.Query {
+			return &datastore.Query{Table: pet, Sort: []criteria.Sort{{Attr: "name"}}, Limit: 30, Skip: int64(r * 30)}
+		}, []datastore.Join{{Column: "owner", Table: user}}},
+		{"no where, unlimited, skipped", func(r int) *datastore.Query {
+			return &datastore.Query{Table: pet, Limit: criteria.Unlimited, Skip: int64(r)}
+		}, nil},
+		{"null value", func(int) *datastore.Query {
+			return &datastore.Query{Table: pet, Where: eq("owner", nil), Limit: 2}
+		}, nil},
+		{"no such column", func(r int) *datastore.Query {
+			return &datastore.Query{Table: pet, Where: eq("nope", int64(r)), Limit: 2}
+		}, nil},
+		{"no such sort column", func(r int) *datastore.Query {
+			return &datastore.Query{Table: pet, Where: eq("id", int64(r)), Sort: []criteria.Sort{{Attr: "nope"}}, Limit: 2}
+		}, []datastore.Join{{Column: "owner", Table: user}}},
+		{"join on no such column", func(r int) *datastore.Query {
+			return &datastore.Query{Table: pet, Where: eq("id", int64(r)), Limit: 2}
+		}, []datastore.Join{{Column: "nope", Table: user}}},
+		{"column joined twice", func(r int) *datastore.Query {
+			return &datastore.Query{Table: pet, Where: eq("id", int64(r)), Limit: 2}
+		}, []datastore.Join{{Column: "owner", Table: user}, {Column: "owner", Table: user}}},
+		{"negative limit", func(r int) *datastore.Query {
+			return &datastore.Query{Table: pet, Where: eq("id", int64(r)), Limit: -1}
+		}, nil},
+	}
+	check := func(d *Dialect, label string, round int) {
+		t.Helper()
+		plain := *d
+		plain.reads, plain.texts, plain.lists = nil, nil, nil
+		for _, s := range shapes {
+			want, werr := SelectJoined(&plain, s.query(round), s.joins)
+			got, gerr := SelectJoined(d, s.query(round), s.joins)
+			where := fmt.Sprintf("%s SelectJoined(%s), %s, round %d", d.Name, s.name, label, round)
+			if fmt.Sprint(gerr) != fmt.Sprint(werr) {
+				t.Errorf("%s: error %v, want %v", where, gerr, werr)
+				continue
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%s: statement differs (-fresh +cached):\n%s", where, diff)
+			}
+			if s.joins != nil {
+				continue
+			}
+			got, gerr = Select(d, s.query(round))
+			if fmt.Sprint(gerr) != fmt.Sprint(werr) {
+				t.Errorf("%s: Select error %v, want %v", where, gerr, werr)
+				continue
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%s: Select statement differs (-fresh +cached):\n%s", where, diff)
+			}
+		}
+	}
+	for _, d := range []*Dialect{SQLite(), Postgres(), MySQL()} {
+		for round := range 5 { // the later rounds from the cache
+			check(d, "tables as made", round)
+		}
+		if d.reads.n == 0 {
+			t.Errorf("%s: no read cached", d.Name)
+		}
+		// A joined table changed alone, then the query's.
+		user.Columns[1].Name = "renamed"
+		shop.PrimaryKey = "city"
+		for round := range 2 {
+			check(d, "joined tables changed", round)
+		}
+		pet.Columns = append(pet.Columns, datastore.Column{Name: "extra", Kind: datastore.Integer})
+		for round := range 2 {
+			check(d, "tables changed", round)
+		}
+		pet.Columns[0].Kind = datastore.String // the key's encoding changes with it
+		check(d, "key kind changed", 1)
+		pet.Columns[0].Kind = datastore.Integer
+		user.Columns[1].Name = `na"me`
+		pet.Columns = pet.Columns[: len(pet.Columns)-1 : len(pet.Columns)-1]
+		shop.PrimaryKey = "code"
+		check(d, "tables back", 0)
+	}
+}
+
+// TestReadCacheBound: a readCache keeps at most maxTableReads shapes of a
+// table and maxReads in all, however many limits and sorts clients send.
+func TestReadCacheBound(t *testing.T) {
+	pet := &datastore.Table{Name: "pet", PrimaryKey: "id", Columns: []datastore.Column{
+		{Name: "id", Kind: datastore.Integer, PrimaryKey: true},
+		{Name: "name", Kind: datastore.String},
+	}}
+	d := Postgres() // LiteralLimit: one shape per limit
+	for n := range maxTableReads + 10 {
+		q := &datastore.Query{Table: pet, Where: &criteria.Cmp{Attr: "id", Op: criteria.Eq, Value: int64(1)}, Limit: int64(n)}
+		if _, err := Select(d, q); err != nil {
+			t.Fatalf("Select(limit %d): %v", n, err)
+		}
+	}
+	if got := len(d.reads.m[pet]); got != maxTableReads {
+		t.Errorf("readCache holds %d shapes of a table, want %d", got, maxTableReads)
+	}
+	for i := range maxReads + 10 {
+		other := &datastore.Table{Name: "t", PrimaryKey: "id", Columns: pet.Columns}
+		if _, err := Select(d, &datastore.Query{Table: other, Limit: int64(i)}); err != nil {
+			t.Fatalf("Select(table %d): %v", i, err)
+		}
+	}
+	if d.reads.n != maxReads {
+		t.Errorf("readCache holds %d shapes, want %d", d.reads.n, maxReads)
+	}
+}
+
+// BenchmarkSelectByKey compiles the read of one pet by key with its owner
+// joined, as GET /pet/:id does, from the cache and afresh.
+func BenchmarkSelectByKey(b *testing.B) {
+	user := &datastore.Table{Name: "user", PrimaryKey: "id", Columns: []datastore.Column{
+		{Name: "id", Kind: datastore.Integer, PrimaryKey: true},
+		{Name: "name", Kind: datastore.String},
+		{Name: "email", Kind: datastore.String},
+		{Name: "age", Kind: datastore.Number},
+		{Name: "createdAt", Kind: datastore.Integer},
+		{Name: "updatedAt", Kind: datastore.Integer},
+	}}
+	pet := &datastore.Table{Name: "pet", PrimaryKey: "id", Columns: []datastore.Column{
+		{Name: "id", Kind: datastore.Integer, PrimaryKey: true},
+		{Name: "name", Kind: datastore.String},
+		{Name: "species", Kind: datastore.String},
+		{Name: "owner", Kind: datastore.Integer},
+		{Name: "createdAt", Kind: datastore.Integer},
+		{Name: "updatedAt", Kind: datastore.Integer},
+	}}
+	joins := []datastore.Join{{Column: "owner", Table: user}}
+	for _, mk := range []func() *Dialect{SQLite, Postgres} {
+		for _, cached := range []bool{true, false} {
+			d := mk()
+			if !cached {
+				d.reads = nil
+			}
+			b.Run(fmt.Sprintf("%s/cached=%v", d.Name, cached), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					q := &datastore.Query{Table: pet, Where: &criteria.Cmp{Attr: "id", Op: criteria.Eq, Value: float64(42)},
+						Sort: []criteria.Sort{{Attr: "id"}}, Limit: 2}
+					if _, err := SelectJoined(d, q, joins); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
