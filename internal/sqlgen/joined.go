@@ -132,7 +132,7 @@ const maxPresized = 100
 // matches one row at most, so joining adds no rows.
 func SelectJoined(d *Dialect, q *datastore.Query, joins []datastore.Join) (Stmt, error) {
 	if len(joins) > 0 {
-		if st, ok := d.reads.stmt(d, q, joins); ok {
+		if st, ok := d.reads.stmt(d, q, joins, nil); ok {
 			return st, nil
 		}
 	}
@@ -226,6 +226,6 @@ func SelectJoined(d *Dialect, q *datastore.Query, joins []datastore.Join) (Stmt,
 	st := b.stmt(out)
 	st.Nests = nests
 	st.MaxRows = pageRows(q.Limit)
-	d.reads.put(d, q, joins, st)
+	d.reads.put(d, q, joins, nil, st)
 	return st, nil
 }

@@ -48,7 +48,7 @@ func newBuilder(d *Dialect, t *datastore.Table) (*builder, error) {
 // applied over the whole result or, when q.PartitionBy is set, within each
 // partition through ROW_NUMBER().
 func Select(d *Dialect, q *datastore.Query) (Stmt, error) {
-	if st, ok := d.reads.stmt(d, q, nil); ok {
+	if st, ok := d.reads.stmt(d, q, nil, nil); ok {
 		return st, nil
 	}
 	b, err := newBuilder(d, q.Table)
@@ -103,7 +103,7 @@ func Select(d *Dialect, q *datastore.Query) (Stmt, error) {
 	b.page(q.Skip, q.Limit)
 	st := b.stmt(cols)
 	st.MaxRows = pageRows(q.Limit)
-	d.reads.put(d, q, nil, st)
+	d.reads.put(d, q, nil, nil, st)
 	return st, nil
 }
 
@@ -795,6 +795,11 @@ const (
 // apply per parent, through ROW_NUMBER(), when q.PartitionBy is
 // datastore.ParentKey.
 func SelectThrough(d *Dialect, q *datastore.Query, j *datastore.Through) (Stmt, error) {
+	if j != nil {
+		if st, ok := d.reads.stmt(d, q, nil, j); ok {
+			return st, nil
+		}
+	}
 	b, err := newBuilder(d, q.Table)
 	if err != nil {
 		return Stmt{}, err
@@ -898,7 +903,9 @@ func SelectThrough(d *Dialect, q *datastore.Query, j *datastore.Through) (Stmt, 
 		}
 		b.qual = ""
 		b.page(q.Skip, q.Limit)
-		return b.stmt(out), nil
+		st := b.stmt(out)
+		d.reads.put(d, q, nil, j, st)
+		return st, nil
 	}
 	b.str("SELECT ")
 	b.resultList(out)

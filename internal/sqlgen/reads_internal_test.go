@@ -36,68 +36,110 @@ func TestReadCacheSameStmt(t *testing.T) {
 		{Name: "meta", Kind: datastore.JSON},
 		{Name: "age", Kind: datastore.Number},
 	}}
+	link := &datastore.Table{Name: "pet_tags__tag_pets", PrimaryKey: "id", Columns: []datastore.Column{
+		{Name: "id", Kind: datastore.Integer, PrimaryKey: true},
+		{Name: "pet_tags", Kind: datastore.Integer},
+		{Name: "tag_pets", Kind: datastore.Integer},
+	}}
+	through := func(parents ...any) *datastore.Through {
+		return &datastore.Through{Table: link, ParentColumn: "tag_pets", ChildColumn: "pet_tags", Parents: parents}
+	}
 	eq := func(attr string, v any) criteria.Expr { return &criteria.Cmp{Attr: attr, Op: criteria.Eq, Value: v} }
 	byID := []criteria.Sort{{Attr: "id"}}
 	type shape struct {
-		name  string
-		query func(round int) *datastore.Query
-		joins []datastore.Join
+		name    string
+		query   func(round int) *datastore.Query
+		joins   []datastore.Join
+		through func(round int) *datastore.Through // SelectThrough's
 	}
 	shapes := []shape{
 		{"by key", func(r int) *datastore.Query {
 			return &datastore.Query{Table: pet, Where: eq("id", float64(r+1)), Sort: byID, Limit: 2}
-		}, nil},
+		}, nil, nil},
 		{"by key, owner joined", func(r int) *datastore.Query {
 			return &datastore.Query{Table: pet, Where: eq("id", int64(r+1)), Sort: byID, Limit: 2}
-		}, []datastore.Join{{Column: "owner", Table: user}}},
+		}, []datastore.Join{{Column: "owner", Table: user}}, nil},
 		{"by key, owner and shop joined", func(r int) *datastore.Query {
 			return &datastore.Query{Table: pet, Where: eq("id", float64(r+40)), Limit: 1}
-		}, []datastore.Join{{Column: "owner", Table: user}, {Column: "shop", Table: shop}}},
+		}, []datastore.Join{{Column: "owner", Table: user}, {Column: "shop", Table: shop}}, nil},
 		{"user by key, best friend joined", func(r int) *datastore.Query {
 			return &datastore.Query{Table: user, Where: eq("id", int64(r)), Sort: byID, Limit: 2}
-		}, []datastore.Join{{Column: "best", Table: user}}},
+		}, []datastore.Join{{Column: "best", Table: user}}, nil},
 		{"fractional and out-of-range keys", func(r int) *datastore.Query {
 			v := []any{1.5, 2.0, math.Inf(1), 1e300}[r%4]
 			return &datastore.Query{Table: pet, Where: eq("id", v), Sort: byID, Limit: 2}
-		}, []datastore.Join{{Column: "owner", Table: user}}},
+		}, []datastore.Join{{Column: "owner", Table: user}}, nil},
 		{"unencodable key", func(r int) *datastore.Query {
 			v := []any{int64(3), "three", int64(4), map[string]any{}}[r%4]
 			return &datastore.Query{Table: pet, Where: eq("id", v), Limit: 2}
-		}, nil},
+		}, nil, nil},
 		{"equality on a string column, sorted, skipped", func(r int) *datastore.Query {
 			return &datastore.Query{Table: pet, Where: eq("name", fmt.Sprint("Rex", r)),
 				Sort: []criteria.Sort{{Attr: "age", Desc: true}, {Attr: "name"}}, Limit: int64(10 + r%2), Skip: int64(r)}
-		}, nil},
+		}, nil, nil},
 		{"no where, page", func(r int) *datastore.Query {
 			return &datastore.Query{Table: pet, Sort: []criteria.Sort{{Attr: "name"}}, Limit: 30, Skip: int64(r * 30)}
-		}, []datastore.Join{{Column: "owner", Table: user}}},
+		}, []datastore.Join{{Column: "owner", Table: user}}, nil},
 		{"no where, unlimited, skipped", func(r int) *datastore.Query {
 			return &datastore.Query{Table: pet, Limit: criteria.Unlimited, Skip: int64(r)}
-		}, nil},
+		}, nil, nil},
 		{"null value", func(int) *datastore.Query {
 			return &datastore.Query{Table: pet, Where: eq("owner", nil), Limit: 2}
-		}, nil},
+		}, nil, nil},
 		{"no such column", func(r int) *datastore.Query {
 			return &datastore.Query{Table: pet, Where: eq("nope", int64(r)), Limit: 2}
-		}, nil},
+		}, nil, nil},
 		{"no such sort column", func(r int) *datastore.Query {
 			return &datastore.Query{Table: pet, Where: eq("id", int64(r)), Sort: []criteria.Sort{{Attr: "nope"}}, Limit: 2}
-		}, []datastore.Join{{Column: "owner", Table: user}}},
+		}, []datastore.Join{{Column: "owner", Table: user}}, nil},
 		{"join on no such column", func(r int) *datastore.Query {
 			return &datastore.Query{Table: pet, Where: eq("id", int64(r)), Limit: 2}
-		}, []datastore.Join{{Column: "nope", Table: user}}},
+		}, []datastore.Join{{Column: "nope", Table: user}}, nil},
 		{"column joined twice", func(r int) *datastore.Query {
 			return &datastore.Query{Table: pet, Where: eq("id", int64(r)), Limit: 2}
-		}, []datastore.Join{{Column: "owner", Table: user}, {Column: "owner", Table: user}}},
+		}, []datastore.Join{{Column: "owner", Table: user}, {Column: "owner", Table: user}}, nil},
 		{"negative limit", func(r int) *datastore.Query {
 			return &datastore.Query{Table: pet, Where: eq("id", int64(r)), Limit: -1}
-		}, nil},
+		}, nil, nil},
+		{"collection of one parent", func(int) *datastore.Query {
+			return &datastore.Query{Table: pet, Limit: 30}
+		}, nil, func(r int) *datastore.Through { return through(float64(r + 1)) }},
+		{"collection of one parent, filtered, sorted, skipped", func(r int) *datastore.Query {
+			return &datastore.Query{Table: pet, Where: eq("name", fmt.Sprint("Rex", r)), Sort: []criteria.Sort{{Attr: "age", Desc: true}},
+				Limit: criteria.Unlimited, Skip: int64(r % 2)}
+		}, nil, func(r int) *datastore.Through { return through(int64(r)) }},
+		{"collection of odd parents", func(r int) *datastore.Query {
+			return &datastore.Query{Table: pet, Limit: 30}
+		}, nil, func(r int) *datastore.Through {
+			return through([]any{1.5, int64(2), nil, "x", math.Inf(-1)}[r%5])
+		}},
+		{"collection of two parents, partitioned", func(r int) *datastore.Query {
+			return &datastore.Query{Table: pet, Limit: 30, PartitionBy: datastore.ParentKey}
+		}, nil, func(r int) *datastore.Through { return through(int64(r), int64(r+1)) }},
+		{"collection through a missing column", func(r int) *datastore.Query {
+			return &datastore.Query{Table: pet, Limit: 30}
+		}, nil, func(r int) *datastore.Through {
+			j := through(int64(r))
+			j.ParentColumn = "nope"
+			return j
+		}},
 	}
 	check := func(d *Dialect, label string, round int) {
 		t.Helper()
 		plain := *d
 		plain.reads, plain.texts, plain.lists = nil, nil, nil
 		for _, s := range shapes {
+			if s.through != nil {
+				want, werr := SelectThrough(&plain, s.query(round), s.through(round))
+				got, gerr := SelectThrough(d, s.query(round), s.through(round))
+				where := fmt.Sprintf("%s SelectThrough(%s), %s, round %d", d.Name, s.name, label, round)
+				if fmt.Sprint(gerr) != fmt.Sprint(werr) {
+					t.Errorf("%s: error %v, want %v", where, gerr, werr)
+				} else if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("%s: statement differs (-fresh +cached):\n%s", where, diff)
+				}
+				continue
+			}
 			want, werr := SelectJoined(&plain, s.query(round), s.joins)
 			got, gerr := SelectJoined(d, s.query(round), s.joins)
 			where := fmt.Sprintf("%s SelectJoined(%s), %s, round %d", d.Name, s.name, label, round)
@@ -130,6 +172,7 @@ func TestReadCacheSameStmt(t *testing.T) {
 		}
 		// A joined table changed alone, then the query's.
 		user.Columns[1].Name = "renamed"
+		link.Columns[1].Name = "renamed"
 		shop.PrimaryKey = "city"
 		for round := range 2 {
 			check(d, "joined tables changed", round)
@@ -142,6 +185,10 @@ func TestReadCacheSameStmt(t *testing.T) {
 		check(d, "key kind changed", 1)
 		pet.Columns[0].Kind = datastore.Integer
 		user.Columns[1].Name = `na"me`
+		link.Columns[1].Name = "pet_tags"
+		link.Columns[2].Kind = datastore.String // the parent key's encoding changes with it
+		check(d, "parent kind changed", 1)
+		link.Columns[2].Kind = datastore.Integer
 		pet.Columns = pet.Columns[: len(pet.Columns)-1 : len(pet.Columns)-1]
 		shop.PrimaryKey = "code"
 		check(d, "tables back", 0)
@@ -208,6 +255,40 @@ func BenchmarkSelectByKey(b *testing.B) {
 					q := &datastore.Query{Table: pet, Where: &criteria.Cmp{Attr: "id", Op: criteria.Eq, Value: float64(42)},
 						Sort: []criteria.Sort{{Attr: "id"}}, Limit: 2}
 					if _, err := SelectJoined(d, q, joins); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkSelectCollection compiles the read of one pet's tags through
+// their join table, as GET /pet/:id populates them, from the cache and
+// afresh.
+func BenchmarkSelectCollection(b *testing.B) {
+	tag := &datastore.Table{Name: "tag", PrimaryKey: "id", Columns: []datastore.Column{
+		{Name: "id", Kind: datastore.Integer, PrimaryKey: true},
+		{Name: "label", Kind: datastore.String},
+		{Name: "createdAt", Kind: datastore.Integer},
+		{Name: "updatedAt", Kind: datastore.Integer},
+	}}
+	link := &datastore.Table{Name: "pet_tags__tag_pets", PrimaryKey: "id", Columns: []datastore.Column{
+		{Name: "id", Kind: datastore.Integer, PrimaryKey: true},
+		{Name: "pet_tags", Kind: datastore.Integer},
+		{Name: "tag_pets", Kind: datastore.Integer},
+	}}
+	for _, mk := range []func() *Dialect{SQLite, Postgres} {
+		for _, cached := range []bool{true, false} {
+			d := mk()
+			if !cached {
+				d.reads = nil
+			}
+			b.Run(fmt.Sprintf("%s/cached=%v", d.Name, cached), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					j := &datastore.Through{Table: link, ParentColumn: "tag_pets", ChildColumn: "pet_tags", Parents: []any{float64(42)}}
+					if _, err := SelectThrough(d, &datastore.Query{Table: tag, Limit: 30}, j); err != nil {
 						b.Fatal(err)
 					}
 				}
