@@ -3,6 +3,7 @@ package sqlgen
 import (
 	"fmt"
 	"math"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -221,6 +222,41 @@ func TestReadCacheBound(t *testing.T) {
 	if d.reads.n != maxReads {
 		t.Errorf("readCache holds %d shapes, want %d", d.reads.n, maxReads)
 	}
+}
+
+// TestReadCacheConcurrent: reads compiled at once by several goroutines,
+// of shapes the cache is filling, are the fresh compilations (run with
+// -race).
+func TestReadCacheConcurrent(t *testing.T) {
+	pet := &datastore.Table{Name: "pet", PrimaryKey: "id", Columns: []datastore.Column{
+		{Name: "id", Kind: datastore.Integer, PrimaryKey: true},
+		{Name: "name", Kind: datastore.String},
+	}}
+	d := SQLite()
+	plain := *d
+	plain.reads, plain.texts, plain.lists = nil, nil, nil
+	query := func(i int) *datastore.Query {
+		return &datastore.Query{Table: pet, Where: &criteria.Cmp{Attr: "id", Op: criteria.Eq, Value: int64(i)},
+			Sort: []criteria.Sort{{Attr: "name", Desc: i%3 == 0}}, Limit: int64(1 + i%2), Skip: int64(i % 4)}
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 200 {
+				want, werr := Select(&plain, query(g+i))
+				got, gerr := Select(d, query(g+i))
+				if werr != nil || gerr != nil {
+					t.Errorf("Select(%d): errors %v, %v", g+i, gerr, werr)
+					return
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("Select(%d) differs (-fresh +cached):\n%s", g+i, diff)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // BenchmarkSelectByKey compiles the read of one pet by key with its owner
