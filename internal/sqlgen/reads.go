@@ -35,7 +35,7 @@ const (
 // column quoted and cast and each joined table's too, was ~1.1 µs of such a
 // request on SQLite, and the collection's as much again.
 // Only the arguments depend on the values; they are laid out again per
-// statement (readEntry.stmt). An entry is used only while the tables it
+// statement (readCache.stmt). An entry is used only while the tables it
 // was compiled from are unchanged, as guardedCache's. A nil *readCache
 // keeps nothing.
 type readCache struct {
