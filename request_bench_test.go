@@ -71,25 +71,7 @@ func BenchmarkRequest(b *testing.B) {
 // tags of 10 pets each, logging as `skiff serve` does by default.
 func requestBenchApp(b *testing.B) http.Handler {
 	b.Helper()
-	dir := b.TempDir()
-	if err := os.CopyFS(dir, os.DirFS("examples/petshop")); err != nil {
-		b.Fatal(err)
-	}
-	os.RemoveAll(filepath.Join(dir, ".tmp"))
-	ctx := context.Background()
-	opts, err := app.Load(ctx, dir, "development", strings.Fields(os.Getenv("REQUEST_BENCH_ENVIRON")))
-	if err != nil {
-		b.Fatal(err)
-	}
-	if os.Getenv("REQUEST_BENCH_LOG") != "off" {
-		opts.Logger = skiff.NewTextLogger(io.Discard, slog.LevelInfo)
-	}
-	a, err := skiff.New(ctx, *opts)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { a.Close() })
-	h := a.Handler()
+	h := requestBenchServer(b, "examples/petshop")
 	for i := 1; i <= 100; i++ {
 		requestBenchServe(b, h, http.MethodPost, "/product", fmt.Sprintf(`{"name":"Product %d","sku":"seed-%d","price":%d,"stock":%d}`, i, i, i, i))
 		requestBenchServe(b, h, http.MethodPost, "/user", fmt.Sprintf(`{"name":"User %d","email":"user%d@example.com"}`, i, i))
@@ -107,18 +89,18 @@ func requestBenchApp(b *testing.B) http.Handler {
 	return h
 }
 
-// floorBenchApp serves bench/floor/app as bench/floor.sh seeds it: 100
-// users and 100 pets, pet i owned by user i, so that a page's owners are
-// distinct and joined (the floor-* kinds of BenchmarkRequest).
-func floorBenchApp(b *testing.B) http.Handler {
+// requestBenchServer serves a copy of the app folder dir on a temporary
+// SQLite file, with REQUEST_BENCH_ENVIRON's settings, logging as `skiff
+// serve` does by default unless REQUEST_BENCH_LOG is off.
+func requestBenchServer(b *testing.B, dir string) http.Handler {
 	b.Helper()
-	dir := b.TempDir()
-	if err := os.CopyFS(dir, os.DirFS("bench/floor/app")); err != nil {
+	tmp := b.TempDir()
+	if err := os.CopyFS(tmp, os.DirFS(dir)); err != nil {
 		b.Fatal(err)
 	}
-	os.RemoveAll(filepath.Join(dir, ".tmp"))
+	os.RemoveAll(filepath.Join(tmp, ".tmp"))
 	ctx := context.Background()
-	opts, err := app.Load(ctx, dir, "development", strings.Fields(os.Getenv("REQUEST_BENCH_ENVIRON")))
+	opts, err := app.Load(ctx, tmp, "development", strings.Fields(os.Getenv("REQUEST_BENCH_ENVIRON")))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -130,7 +112,15 @@ func floorBenchApp(b *testing.B) http.Handler {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { a.Close() })
-	h := a.Handler()
+	return a.Handler()
+}
+
+// floorBenchApp serves bench/floor/app as bench/floor.sh seeds it: 100
+// users and 100 pets, pet i owned by user i, so that a page's owners are
+// distinct and joined (the floor-* kinds of BenchmarkRequest).
+func floorBenchApp(b *testing.B) http.Handler {
+	b.Helper()
+	h := requestBenchServer(b, "bench/floor/app")
 	for i := 1; i <= 100; i++ {
 		requestBenchServe(b, h, http.MethodPost, "/user", fmt.Sprintf(`{"name":"User %d","email":"user%d@example.com"}`, i, i))
 	}
