@@ -160,8 +160,6 @@ func invalid(err error, format string, args ...any) error {
 	return &model.Error{Kind: model.Invalid, Code: model.CodeInvalidBody, Msg: fmt.Sprintf(format, args...), Err: err}
 }
 
-// readError classifies an error met while reading the body: over the limit,
-// or the client went away or sent a broken stream.
 // readAll reads body to its end as io.ReadAll through
 // http.MaxBytesReader(limit) would, with their errors made readError's
 // (limit <= 0: no limit), without their two allocations, and with room for
@@ -198,6 +196,8 @@ func readAll(body io.Reader, limit, size int64) ([]byte, error) {
 	}
 }
 
+// readError classifies an error met while reading the body: over the limit,
+// or the client went away or sent a broken stream.
 func readError(err error, limit int64) error {
 	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 		return tooLarge(limit)
