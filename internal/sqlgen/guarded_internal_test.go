@@ -15,23 +15,7 @@ import (
 // sets, guards and locks, with the values changing between rounds; a
 // table changed in place is compiled anew.
 func TestGuardedCacheSameStmt(t *testing.T) {
-	user := &datastore.Table{Name: "user", PrimaryKey: "id", Columns: []datastore.Column{
-		{Name: "id", Kind: datastore.Integer, PrimaryKey: true},
-		{Name: `na"me`, Kind: datastore.String},
-		{Name: "n", Kind: datastore.Integer, Type: "bigint"},
-	}}
-	shop := &datastore.Table{Name: "shop", PrimaryKey: "code", Columns: []datastore.Column{
-		{Name: "code", Kind: datastore.String, PrimaryKey: true},
-		{Name: "city", Kind: datastore.String},
-	}}
-	pet := &datastore.Table{Name: "pet", PrimaryKey: "id", Columns: []datastore.Column{
-		{Name: "id", Kind: datastore.Integer, PrimaryKey: true},
-		{Name: "name", Kind: datastore.String},
-		{Name: "owner", Kind: datastore.Integer},
-		{Name: "shop", Kind: datastore.String},
-		{Name: "meta", Kind: datastore.JSON},
-		{Name: "age", Kind: datastore.Number},
-	}}
+	user, shop, pet, _ := cacheTestTables()
 	type shape struct {
 		name   string
 		rec    func(round int) datastore.Record

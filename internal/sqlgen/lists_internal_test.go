@@ -11,21 +11,7 @@ import (
 // the texts compiled without, for each dialect, joined or not; a table
 // whose columns change in place is written anew.
 func TestListCacheSameText(t *testing.T) {
-	owner := &datastore.Table{Name: "user", PrimaryKey: "id", Columns: []datastore.Column{
-		{Name: "id", Kind: datastore.Integer, PrimaryKey: true},
-		{Name: `na"me`, Kind: datastore.String},
-		{Name: "n", Kind: datastore.Integer, Type: "bigint"},
-	}}
-	pet := &datastore.Table{Name: "pet", PrimaryKey: "id", Columns: []datastore.Column{
-		{Name: "id", Kind: datastore.Integer, PrimaryKey: true},
-		{Name: "name", Kind: datastore.String},
-		{Name: "owner", Kind: datastore.Integer},
-	}}
-	link := &datastore.Table{Name: "pet_tags", PrimaryKey: "id", Columns: []datastore.Column{
-		{Name: "id", Kind: datastore.Integer, PrimaryKey: true},
-		{Name: "pet", Kind: datastore.Integer},
-		{Name: "tag", Kind: datastore.Integer},
-	}}
+	owner, _, pet, link := cacheTestTables()
 	compile := func(d *Dialect) []string {
 		q := &datastore.Query{Table: pet, Where: &criteria.Cmp{Attr: "id", Op: criteria.Eq, Value: 7.0}, Limit: 2}
 		var out []string
@@ -36,7 +22,7 @@ func TestListCacheSameText(t *testing.T) {
 			},
 			func() (Stmt, error) {
 				return SelectThrough(d, &datastore.Query{Table: owner, Limit: 30},
-					&datastore.Through{Table: link, ParentColumn: "pet", ChildColumn: "tag", Parents: []any{1.0}})
+					&datastore.Through{Table: link, ParentColumn: "pet_tags", ChildColumn: "tag_pets", Parents: []any{1.0}})
 			},
 		} {
 			st, err := f()

@@ -19,29 +19,7 @@ import (
 // (some the column cannot hold, some not encodable); a table changed in
 // place is compiled anew.
 func TestReadCacheSameStmt(t *testing.T) {
-	user := &datastore.Table{Name: "user", PrimaryKey: "id", Columns: []datastore.Column{
-		{Name: "id", Kind: datastore.Integer, PrimaryKey: true},
-		{Name: `na"me`, Kind: datastore.String},
-		{Name: "n", Kind: datastore.Integer, Type: "bigint"},
-		{Name: "best", Kind: datastore.Integer},
-	}}
-	shop := &datastore.Table{Name: "shop", PrimaryKey: "code", Columns: []datastore.Column{
-		{Name: "code", Kind: datastore.String, PrimaryKey: true},
-		{Name: "city", Kind: datastore.String},
-	}}
-	pet := &datastore.Table{Name: "pet", PrimaryKey: "id", Columns: []datastore.Column{
-		{Name: "id", Kind: datastore.Integer, PrimaryKey: true},
-		{Name: "name", Kind: datastore.String},
-		{Name: "owner", Kind: datastore.Integer},
-		{Name: "shop", Kind: datastore.String},
-		{Name: "meta", Kind: datastore.JSON},
-		{Name: "age", Kind: datastore.Number},
-	}}
-	link := &datastore.Table{Name: "pet_tags__tag_pets", PrimaryKey: "id", Columns: []datastore.Column{
-		{Name: "id", Kind: datastore.Integer, PrimaryKey: true},
-		{Name: "pet_tags", Kind: datastore.Integer},
-		{Name: "tag_pets", Kind: datastore.Integer},
-	}}
+	user, shop, pet, link := cacheTestTables()
 	through := func(parents ...any) *datastore.Through {
 		return &datastore.Through{Table: link, ParentColumn: "tag_pets", ChildColumn: "pet_tags", Parents: parents}
 	}
@@ -279,6 +257,17 @@ func BenchmarkSelectByKey(b *testing.B) {
 		{Name: "updatedAt", Kind: datastore.Integer},
 	}}
 	joins := []datastore.Join{{Column: "owner", Table: user}}
+	benchReadCache(b, func(d *Dialect) error {
+		q := &datastore.Query{Table: pet, Where: &criteria.Cmp{Attr: "id", Op: criteria.Eq, Value: float64(42)},
+			Sort: []criteria.Sort{{Attr: "id"}}, Limit: 2}
+		_, err := SelectJoined(d, q, joins)
+		return err
+	})
+}
+
+// benchReadCache runs compile on SQLite and PostgreSQL, with the read
+// cache and without.
+func benchReadCache(b *testing.B, compile func(d *Dialect) error) {
 	for _, mk := range []func() *Dialect{SQLite, Postgres} {
 		for _, cached := range []bool{true, false} {
 			d := mk()
@@ -288,9 +277,7 @@ func BenchmarkSelectByKey(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/cached=%v", d.Name, cached), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					q := &datastore.Query{Table: pet, Where: &criteria.Cmp{Attr: "id", Op: criteria.Eq, Value: float64(42)},
-						Sort: []criteria.Sort{{Attr: "id"}}, Limit: 2}
-					if _, err := SelectJoined(d, q, joins); err != nil {
+					if err := compile(d); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -314,21 +301,9 @@ func BenchmarkSelectCollection(b *testing.B) {
 		{Name: "pet_tags", Kind: datastore.Integer},
 		{Name: "tag_pets", Kind: datastore.Integer},
 	}}
-	for _, mk := range []func() *Dialect{SQLite, Postgres} {
-		for _, cached := range []bool{true, false} {
-			d := mk()
-			if !cached {
-				d.reads = nil
-			}
-			b.Run(fmt.Sprintf("%s/cached=%v", d.Name, cached), func(b *testing.B) {
-				b.ReportAllocs()
-				for b.Loop() {
-					j := &datastore.Through{Table: link, ParentColumn: "tag_pets", ChildColumn: "pet_tags", Parents: []any{float64(42)}}
-					if _, err := SelectThrough(d, &datastore.Query{Table: tag, Limit: 30}, j); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-		}
-	}
+	benchReadCache(b, func(d *Dialect) error {
+		j := &datastore.Through{Table: link, ParentColumn: "tag_pets", ChildColumn: "pet_tags", Parents: []any{float64(42)}}
+		_, err := SelectThrough(d, &datastore.Query{Table: tag, Limit: 30}, j)
+		return err
+	})
 }
