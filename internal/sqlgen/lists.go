@@ -1,7 +1,6 @@
 package sqlgen
 
 import (
-	"slices"
 	"sync"
 
 	"github.com/skiffhq/skiff/datastore"
@@ -17,7 +16,7 @@ const maxLists = 1024
 // a read of one record with its owner joined. An entry holds a copy of
 // the columns its text was written from and is used only while the table
 // still has exactly those, so that a table changed in place is written
-// anew. A nil *listCache keeps nothing.
+// anew (tableShape.current). A nil *listCache keeps nothing.
 type listCache struct {
 	mu sync.RWMutex
 	m  map[listKey]listEntry
@@ -32,9 +31,9 @@ type listKey struct {
 }
 
 type listEntry struct {
-	cols []datastore.Column // the table's columns when text was written
-	text string
-	ptrs []*datastore.Column // for all: the columns, in the table's array
+	table tableShape // the table when text was written
+	text  string
+	ptrs  []*datastore.Column // for all: the columns, in the table's array
 }
 
 func newListCache() *listCache {
@@ -52,7 +51,7 @@ func (c *listCache) columns(t *datastore.Table) []*datastore.Column {
 	c.mu.RLock()
 	e, ok := c.all[t]
 	c.mu.RUnlock()
-	if ok && e.ptrs[0] == &t.Columns[0] && slices.Equal(e.cols, t.Columns) {
+	if ok && e.table.current(t) {
 		return e.ptrs
 	}
 	ptrs := make([]*datastore.Column, len(t.Columns))
@@ -61,7 +60,7 @@ func (c *listCache) columns(t *datastore.Table) []*datastore.Column {
 	}
 	c.mu.Lock()
 	if _, ok := c.all[t]; ok || len(c.all) < maxLists {
-		c.all[t] = listEntry{cols: slices.Clone(t.Columns), ptrs: ptrs}
+		c.all[t] = listEntry{table: shapeOf(t), ptrs: ptrs}
 	}
 	c.mu.Unlock()
 	return ptrs
@@ -76,7 +75,7 @@ func (c *listCache) get(t *datastore.Table, qual string) (string, bool) {
 	c.mu.RLock()
 	e, ok := c.m[listKey{t, qual}]
 	c.mu.RUnlock()
-	if !ok || !slices.Equal(e.cols, t.Columns) {
+	if !ok || !e.table.current(t) {
 		return "", false
 	}
 	return e.text, true
@@ -88,7 +87,10 @@ func (c *listCache) put(t *datastore.Table, qual, text string) {
 	if c == nil {
 		return
 	}
-	e := listEntry{cols: slices.Clone(t.Columns), text: text}
+	if len(t.Columns) == 0 {
+		return
+	}
+	e := listEntry{table: shapeOf(t), text: text}
 	c.mu.Lock()
 	if _, ok := c.m[listKey{t, qual}]; ok || len(c.m) < maxLists {
 		c.m[listKey{t, qual}] = e
