@@ -12,8 +12,10 @@
 #   KINDS="pet-42 pet-list" N1=100 N2=600 bench/instructions.sh
 #
 # Needs valgrind. Go's asynchronous preemption is turned off (GODEBUG): callgrind cannot follow
-# its signals. So is the garbage collector (GOGC=off): when its cycles fall varies from run to
-# run, and they moved the count by tens of millions of instructions. What it would cost follows
+# its signals. So is the runtime's use of RDTSCP (GODEBUG cpu.rdtscp=off), which valgrind 3.19
+# cannot decode: where the CPU has it (AMD EPYC), every run died of SIGILL. So is the garbage
+# collector (GOGC=off): when its cycles fall varies from run to run, and they moved the count by
+# tens of millions of instructions. What it would cost follows
 # the bytes allocated, which the table gives beside the instructions (from -benchmem, exact).
 # And the process runs on one P (GOMAXPROCS=1): idle Ps spin looking for work, which counted
 # tens of thousands of instructions per request, more or fewer from run to run. So measured,
@@ -49,7 +51,7 @@ fi
 count() { # binary kind n: "instructions B/op allocs/op" of the whole run (in the tree it was built from: it reads examples/)
   local dir=.
   if [ "$1" = "$work/base.test" ]; then dir=$work/base; fi
-  (cd "$dir" && GOMAXPROCS=1 GOGC=off GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+  (cd "$dir" && GOMAXPROCS=1 GOGC=off GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off valgrind --tool=callgrind --callgrind-out-file=/dev/null \
     "$1" -test.run '^$' -test.bench "Request/$2\$" -test.benchtime "${3}x" -test.benchmem 2>&1 |
     awk '/^(FAIL|--- FAIL)/ { failed = 1 } /^BenchmarkRequest/ { bytes = $5; allocs = $7 } /Collected :/ { n = $4 }
       END { if (failed || n == "") exit 1; print n, bytes, allocs }') ||

@@ -60,7 +60,6 @@ func (f *flusher) run() {
 	// this flusher queues to all its recipients meanwhile.
 	runtime.Gosched()
 	batch := make([]*Socket, 0, flushChunk)
-	w := newRawWriter()
 	var idleSince time.Time
 	for {
 		f.mu.Lock()
@@ -85,7 +84,7 @@ func (f *flusher) run() {
 		f.dirty = f.dirty[:rest]
 		f.mu.Unlock()
 		for _, s := range batch {
-			s.flush(w)
+			s.flush()
 		}
 		clear(batch)
 	}

@@ -31,8 +31,8 @@ const (
 type smallBuffers struct {
 	http.ResponseWriter
 	hj   http.Hijacker
-	pool *sync.Pool // of *[]byte, for batchWriter
-	out  *batchWriter
+	pool *sync.Pool   // of *[]byte, for batchWriter
+	out  *batchWriter // set up by Hijack; part of the Socket to be
 }
 
 // Hijack hijacks the underlying connection and swaps its buffers, keeping
@@ -58,18 +58,36 @@ func (w *smallBuffers) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 			return nil, nil, fmt.Errorf("buffer early bytes: %w", err)
 		}
 	}
-	w.out = newBatchWriter(conn, w.pool)
-	return conn, bufio.NewReadWriter(br, bufio.NewWriterSize(w.out, writeBufferSize)), nil
+	w.out.init(conn, w.pool)
+	return &guardedConn{Conn: conn, w: w.out}, bufio.NewReadWriter(br, bufio.NewWriterSize(w.out, writeBufferSize)), nil
 }
 
 // withSmallBuffers returns w wrapped, or nil when it cannot hijack (then
-// websocket.Accept is given w itself and reports the error).
-func withSmallBuffers(w http.ResponseWriter, pool *sync.Pool) *smallBuffers {
+// websocket.Accept is given w itself and reports the error). Hijack sets
+// up out for the connection.
+func withSmallBuffers(w http.ResponseWriter, pool *sync.Pool, out *batchWriter) *smallBuffers {
 	hj, ok := w.(http.Hijacker)
 	if !ok {
 		return nil
 	}
-	return &smallBuffers{ResponseWriter: w, hj: hj, pool: pool}
+	return &smallBuffers{ResponseWriter: w, hj: hj, pool: pool, out: out}
+}
+
+// guardedConn is the hijacked connection as coder/websocket holds it, the
+// only way it is closed: Close waits for a flusher's write on the
+// descriptor number the batchWriter keeps and stops later ones, so that
+// number is never written to once closed (and perhaps reused).
+type guardedConn struct {
+	net.Conn
+	w *batchWriter
+}
+
+// Close closes the connection once no non-blocking write is under way.
+func (c *guardedConn) Close() error {
+	c.w.fdMu.Lock()
+	c.w.fdClosed = true
+	c.w.fdMu.Unlock()
+	return c.Conn.Close()
 }
 
 // maxHeldBytes bounds what a batchWriter holds before writing it out.
@@ -82,23 +100,45 @@ const maxHeldBytes = 64 << 10
 // with one call (tryRelease, release), so a socket that fell behind
 // catches up at a fraction of the cost. Write is also called by the
 // library's reader goroutine (pongs, close frames), hence the mutex.
+//
+// A flusher's writes go straight to the connection's descriptor, whose
+// number the batchWriter keeps, rather than through RawConn.Control: in a
+// fan-out every socket's memory is cold, and Control's path (the RawConn,
+// the net.FD's reference count) costs two more cache misses per delivery.
+// fdMu and fdClosed stand in for that reference count (see guardedConn).
+// The fields fill one 64-byte line, the Socket's second.
 type batchWriter struct {
-	conn net.Conn
-	raw  syscall.RawConn // conn's descriptor, for writes that must not block; nil if none
-	pool *sync.Pool      // of *[]byte: buffers are only held during a batch
-
 	mu   sync.Mutex
 	held *[]byte // non-nil between hold and release
+
+	fdMu     sync.Mutex
+	fd       int  // conn's descriptor, for writes that must not block; -1 if none
+	fdClosed bool // under fdMu: conn is closed or closing, fd is not to be used
+
+	pool *sync.Pool // of *[]byte: buffers are only held during a batch
+	conn net.Conn
 }
 
-func newBatchWriter(conn net.Conn, pool *sync.Pool) *batchWriter {
-	w := &batchWriter{conn: conn, pool: pool}
+// init sets w up to write to conn.
+func (w *batchWriter) init(conn net.Conn, pool *sync.Pool) {
+	*w = batchWriter{conn: conn, pool: pool, fd: -1}
 	if sc, ok := conn.(syscall.Conn); ok && canTryWrite {
 		if raw, err := sc.SyscallConn(); err == nil {
-			w.raw = raw
+			raw.Control(func(fd uintptr) { w.fd = int(fd) })
 		}
 	}
-	return w
+}
+
+// tryWrite makes one non-blocking write(2) of b on the connection's
+// descriptor and returns how much it took: 0 when it would block. Callers
+// hold mu, which serialises the writers of one connection.
+func (w *batchWriter) tryWrite(b []byte) (int, error) {
+	w.fdMu.Lock()
+	defer w.fdMu.Unlock()
+	if w.fdClosed {
+		return 0, net.ErrClosed
+	}
+	return tryWriteFD(w.fd, b)
 }
 
 // Write writes p to the connection, or appends it to the held bytes.
@@ -157,14 +197,14 @@ func (w *batchWriter) writeHeld() error {
 // connection takes them without blocking. It stops holding and reports true
 // when all were written; else it keeps holding the rest (Write appends
 // behind it), for release to write from a goroutine that may block.
-func (w *batchWriter) tryWriteLocked(batch []*Packet, rw *rawWriter) (bool, error) {
+func (w *batchWriter) tryWriteLocked(batch []*Packet) (bool, error) {
 	defer w.mu.Unlock()
-	if w.held == nil && len(batch) == 1 && w.raw != nil {
+	if w.held == nil && len(batch) == 1 && w.fd >= 0 {
 		// A lone message (the usual case below saturation) is written
 		// from the shared packet: no buffer to take from the pool and
 		// fill. Only what the connection did not take is held.
 		ws := batch[0].ws
-		n, err := rw.tryWrite(w.raw, ws)
+		n, err := w.tryWrite(ws)
 		if err != nil || n == len(ws) {
 			return err == nil, err
 		}
@@ -181,10 +221,10 @@ func (w *batchWriter) tryWriteLocked(batch []*Packet, rw *rawWriter) (bool, erro
 	}
 	*w.held = b
 	if len(b) > 0 {
-		if w.raw == nil {
+		if w.fd < 0 {
 			return false, nil
 		}
-		n, err := rw.tryWrite(w.raw, b)
+		n, err := w.tryWrite(b)
 		if err != nil {
 			return false, err
 		}

@@ -16,8 +16,7 @@ const maxSpare = 16
 // takes it without blocking. A socket that is closing, whose write would
 // block or whose batch is too large to hold goes to a writer goroutine of
 // its own; one with more queued meanwhile goes back to the dirty list.
-// w is the flusher's.
-func (s *Socket) flush(w *rawWriter) {
+func (s *Socket) flush() {
 	s.mu.Lock()
 	batch := s.queue
 	// The batchWriter is busy only when the library's reader goroutine is
@@ -30,7 +29,7 @@ func (s *Socket) flush(w *rawWriter) {
 	}
 	s.queue = nil
 	s.mu.Unlock()
-	done, err := s.out.tryWriteLocked(batch, w)
+	done, err := s.out.tryWriteLocked(batch)
 	if err != nil {
 		s.closeWith(ReasonTransportError, closeAbort, 0)
 	}

@@ -93,8 +93,11 @@ func (srv *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	srv.wg.Add(1) // for the reader, or until the upgrade fails
 	srv.mu.Unlock()
 
+	// The socket is allocated first: its batchWriter, part of it, is set up
+	// by the upgrade's Hijack.
+	s := new(Socket)
 	var rw http.ResponseWriter = w
-	sb := withSmallBuffers(w, &srv.batches)
+	sb := withSmallBuffers(w, &srv.batches, &s.out)
 	if sb != nil {
 		rw = sb
 	}
@@ -111,7 +114,7 @@ func (srv *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	conn.SetReadLimit(srv.opts.MaxMessageBytes)
 
-	s := newSocket(srv, conn, sb.out, r, eio, ip)
+	s.init(srv, conn, r, eio, ip)
 	if !srv.register(s) {
 		srv.release(ip)
 		srv.wg.Done()

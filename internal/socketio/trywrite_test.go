@@ -4,8 +4,10 @@ package socketio
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"net"
+	"os"
 	"sync"
 	"syscall"
 	"testing"
@@ -38,15 +40,15 @@ func BenchmarkTryWrite(b *testing.B) {
 		b.Fatal(err)
 	}
 	pool := &sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
-	out := newBatchWriter(server, pool)
+	var out batchWriter
+	out.init(server, pool)
 	batch := []*Packet{newPacket(make([]byte, 118))}
 	buf := make([]byte, 4096)
-	w := newRawWriter()
 	read := func(fd uintptr) { syscall.Read(int(fd), buf) }
 	b.ReportAllocs()
 	for b.Loop() {
 		out.mu.Lock()
-		if done, err := out.tryWriteLocked(batch, w); !done || err != nil {
+		if done, err := out.tryWriteLocked(batch); !done || err != nil {
 			b.Fatalf("tryWriteLocked = %v, %v", done, err)
 		}
 		// Loopback delivers within the write: the bytes are there to read.
@@ -74,14 +76,15 @@ func TestLonePacketPartialWrite(t *testing.T) {
 	}
 	defer server.Close()
 	pool := &sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
-	out := newBatchWriter(server, pool)
+	var out batchWriter
+	out.init(server, pool)
 	frame := make([]byte, 16<<20) // far beyond the loopback socket buffers
 	for i := range frame {
 		frame[i] = byte(i % 251)
 	}
 	p := newPacket(frame)
 	out.mu.Lock()
-	done, err := out.tryWriteLocked([]*Packet{p}, newRawWriter())
+	done, err := out.tryWriteLocked([]*Packet{p})
 	if err != nil || done {
 		t.Fatalf("tryWriteLocked(16 MiB) = %v, %v, want a partial write", done, err)
 	}
@@ -95,5 +98,48 @@ func TestLonePacketPartialWrite(t *testing.T) {
 	}
 	if b := <-got; !bytes.Equal(b, p.ws) {
 		t.Errorf("read %d bytes, not the packet's %d in order", len(b), len(p.ws))
+	}
+}
+
+// TestClosedConnNotWritten: once the connection coder/websocket holds is
+// closed, a flusher's write fails without touching the descriptor number,
+// which the kernel may already have given to another file.
+func TestClosedConnNotWritten(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	server, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := &sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
+	var out batchWriter
+	out.init(server, pool)
+	if out.fd < 0 {
+		t.Fatal("no descriptor kept for a TCP connection")
+	}
+	if err := (&guardedConn{Conn: server, w: &out}).Close(); err != nil {
+		t.Fatal(err)
+	}
+	// The number is free again: a new file may get it.
+	f, err := os.CreateTemp(t.TempDir(), "reuse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out.mu.Lock()
+	done, err := out.tryWriteLocked([]*Packet{newPacket([]byte("x"))})
+	if done || !errors.Is(err, net.ErrClosed) {
+		t.Errorf("tryWriteLocked after Close = %v, %v, want net.ErrClosed", done, err)
+	}
+	if fi, err := f.Stat(); err != nil || fi.Size() != 0 {
+		t.Errorf("the file that may have the old descriptor number holds %d bytes (%v)", fi.Size(), err)
 	}
 }
