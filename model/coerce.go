@@ -4,16 +4,54 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 )
 
 // ErrType reports a value that cannot be taken as the expected type.
 var ErrType = errors.New("wrong type")
 
-// numericString matches the strings rttc accepts as numbers: no whitespace,
-// no "Infinity", no hex.
-var numericString = regexp.MustCompile(`^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$`)
+// isNumericString reports whether s is a number as rttc accepts one: no
+// whitespace, no "Infinity", no hex; what the regular expression
+// ^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$ matches. Written out because a
+// by-key read coerces its key from the URL with it, on every request.
+func isNumericString(s string) bool {
+	i := 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	intDigits := digits(s, i)
+	i += intDigits
+	fracDigits := 0
+	if i < len(s) && s[i] == '.' {
+		i++
+		fracDigits = digits(s, i)
+		i += fracDigits
+	}
+	if intDigits == 0 && fracDigits == 0 {
+		return false
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		n := digits(s, i)
+		if n == 0 {
+			return false
+		}
+		i += n
+	}
+	return i == len(s)
+}
+
+// digits counts the ASCII digits of s from i.
+func digits(s string, i int) int {
+	n := 0
+	for i+n < len(s) && s[i+n] >= '0' && s[i+n] <= '9' {
+		n++
+	}
+	return n
+}
 
 // CoerceLoose converts v to type t with Waterline's loose rules (rttc), the
 // ones used for criteria values and for writes: "12" → 12 for numbers,
@@ -50,7 +88,7 @@ func CoerceLoose(t Type, v any) (any, error) {
 		case int:
 			return float64(x), nil
 		case string:
-			if numericString.MatchString(x) {
+			if isNumericString(x) {
 				if f, err := strconv.ParseFloat(x, 64); err == nil && !math.IsInf(f, 0) {
 					return f, nil
 				}
