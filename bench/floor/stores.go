@@ -8,12 +8,14 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	_ "modernc.org/sqlite"
+
+	"github.com/skiffhq/skiff/internal/sqliteconn"
 )
 
 // sqliteStore uses Skiff's SQLite settings (datastore/sqlite.Open): one
 // write connection in WAL mode, a read pool of max(4, 2×GOMAXPROCS)
-// query-only connections, and prepared statements.
+// query-only connections, all in SQLite's multi-thread mode
+// (internal/sqliteconn), and prepared statements.
 type sqliteStore struct {
 	one, list, insert, owner *sql.Stmt
 }
@@ -21,16 +23,10 @@ type sqliteStore struct {
 func openSQLite(ctx context.Context, path string) (*sqliteStore, error) {
 	name := "file:" + path + "?"
 	common := "_busy_timeout=10000&_foreign_keys=0&_synchronous=NORMAL&_dqs=0"
-	write, err := sql.Open("sqlite", name+"_journal_mode=WAL&_txlock=immediate&_pragma=cache_size(-512)&"+common)
-	if err != nil {
-		return nil, err
-	}
+	write := sqliteconn.OpenDB(name + "_journal_mode=WAL&_txlock=immediate&_pragma=cache_size(-512)&" + common)
 	write.SetMaxOpenConns(1)
 	write.SetMaxIdleConns(1)
-	read, err := sql.Open("sqlite", name+"_query_only=1&"+common)
-	if err != nil {
-		return nil, err
-	}
+	read := sqliteconn.OpenDB(name + "_query_only=1&" + common)
 	n := max(4, 2*runtime.GOMAXPROCS(0))
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
@@ -45,9 +41,11 @@ func openSQLite(ctx context.Context, path string) (*sqliteStore, error) {
 		{write, &s.insert, `INSERT INTO "pet" ("name", "owner", "species", "vaccinated", "createdAt", "updatedAt") VALUES (?, ?, ?, ?, ?, ?) RETURNING "id"`},
 		{read, &s.owner, `SELECT "id", "age", "email", "name", "createdAt", "updatedAt" FROM "user" WHERE "id" = ?`},
 	} {
-		if *p.dst, err = p.db.PrepareContext(ctx, p.sql); err != nil {
+		stmt, err := p.db.PrepareContext(ctx, p.sql)
+		if err != nil {
 			return nil, fmt.Errorf("prepare %s: %w", p.sql, err)
 		}
+		*p.dst = stmt
 	}
 	return s, nil
 }

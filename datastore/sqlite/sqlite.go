@@ -23,6 +23,7 @@ import (
 
 	"github.com/skiffhq/skiff/datastore"
 	"github.com/skiffhq/skiff/internal/sqlgen"
+	"github.com/skiffhq/skiff/internal/sqliteconn"
 
 	_ "modernc.org/sqlite" // registers driver "sqlite"
 )
@@ -71,7 +72,7 @@ func Open(ctx context.Context, cfg datastore.Config) (*DB, error) {
 	// wanted again, and the file is in the OS page cache anyway. Under the
 	// floor's inserts (bench/floor.sh, 30,000 pets) it left 3.3 pread calls
 	// per insert unchanged and 2-3 MiB less resident memory.
-	write := openPool(name + "_journal_mode=WAL&_txlock=immediate&_pragma=cache_size(-512)&" + common)
+	write := sqliteconn.OpenDB(name + "_journal_mode=WAL&_txlock=immediate&_pragma=cache_size(-512)&" + common)
 	write.SetMaxOpenConns(1)
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxLifetime(0)
@@ -83,7 +84,7 @@ func Open(ctx context.Context, cfg datastore.Config) (*DB, error) {
 		removeTemp(tmpDir)
 		return nil, fmt.Errorf("open sqlite %s: %w", name, err)
 	}
-	read := openPool(name + "_query_only=1&" + common)
+	read := sqliteconn.OpenDB(name + "_query_only=1&" + common)
 	n := max(4, 2*runtime.GOMAXPROCS(0))
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)

@@ -11,6 +11,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/skiffhq/skiff/datastore"
+	"github.com/skiffhq/skiff/internal/sqliteconn"
 )
 
 // TestConnectionsMultiThread: every connection of both pools runs in
@@ -32,7 +33,7 @@ func TestConnectionsMultiThread(t *testing.T) {
 			t.Fatal(err)
 		}
 		err = c.Raw(func(dc any) error {
-			h, ok := connHandle(dc.(sqlite.ExecQuerierContext))
+			h, ok := sqliteconn.Handle(dc.(sqlite.ExecQuerierContext))
 			if !ok {
 				t.Errorf("%s: no sqlite3 handle found in the driver's connection", name)
 				return nil

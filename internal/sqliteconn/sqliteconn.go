@@ -1,4 +1,7 @@
-package sqlite
+// Package sqliteconn opens database/sql pools on modernc.org/sqlite whose
+// connections run in SQLite's multi-thread mode, for Skiff's SQLite adapter
+// and for bench/floor, which must use the same settings.
+package sqliteconn
 
 import (
 	"context"
@@ -28,11 +31,11 @@ import (
 // would have left it (the static mutexes of SQLite's shared state, its
 // allocator, VFS and page cache, stay). If a driver version no longer has
 // the field this reads, connections stay serialized: slower, never
-// unsafe (TestConnectionsMultiThread fails then).
+// unsafe (datastore/sqlite's TestConnectionsMultiThread fails then).
 
-// openPool opens a database/sql pool on dsn whose connections run in
-// SQLite's multi-thread mode.
-func openPool(dsn string) *sql.DB {
+// OpenDB opens a database/sql pool on dsn (the driver's DSN syntax) whose
+// connections run in SQLite's multi-thread mode.
+func OpenDB(dsn string) *sql.DB {
 	d := &sqlite.Driver{}
 	d.RegisterConnectionHook(multiThread)
 	return sql.OpenDB(connector{d: d, dsn: dsn})
@@ -59,7 +62,7 @@ func (c connector) Driver() driver.Driver { return c.d }
 // (unlocked once sqlite3_open_v2 returned), putting it in multi-thread
 // mode.
 func multiThread(conn sqlite.ExecQuerierContext, _ string) error {
-	db, ok := connHandle(conn)
+	db, ok := Handle(conn)
 	if !ok {
 		return nil
 	}
@@ -75,9 +78,9 @@ func multiThread(conn sqlite.ExecQuerierContext, _ string) error {
 	return nil
 }
 
-// connHandle returns the sqlite3* of a driver connection: its unexported
-// db field, which the driver exposes no other way.
-func connHandle(conn sqlite.ExecQuerierContext) (uintptr, bool) {
+// Handle returns the sqlite3* of a driver connection, which the driver
+// exposes no other way (its unexported db field), and whether it found it.
+func Handle(conn sqlite.ExecQuerierContext) (uintptr, bool) {
 	v := reflect.ValueOf(conn)
 	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
 		return 0, false
