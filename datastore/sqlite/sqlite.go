@@ -71,10 +71,7 @@ func Open(ctx context.Context, cfg datastore.Config) (*DB, error) {
 	// wanted again, and the file is in the OS page cache anyway. Under the
 	// floor's inserts (bench/floor.sh, 30,000 pets) it left 3.3 pread calls
 	// per insert unchanged and 2-3 MiB less resident memory.
-	write, err := sql.Open("sqlite", name+"_journal_mode=WAL&_txlock=immediate&_pragma=cache_size(-512)&"+common)
-	if err != nil {
-		return nil, fmt.Errorf("open sqlite %s: %w", name, err)
-	}
+	write := openPool(name + "_journal_mode=WAL&_txlock=immediate&_pragma=cache_size(-512)&" + common)
 	write.SetMaxOpenConns(1)
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxLifetime(0)
@@ -86,12 +83,7 @@ func Open(ctx context.Context, cfg datastore.Config) (*DB, error) {
 		removeTemp(tmpDir)
 		return nil, fmt.Errorf("open sqlite %s: %w", name, err)
 	}
-	read, err := sql.Open("sqlite", name+"_query_only=1&"+common)
-	if err != nil {
-		write.Close()
-		removeTemp(tmpDir)
-		return nil, fmt.Errorf("open sqlite %s: %w", name, err)
-	}
+	read := openPool(name + "_query_only=1&" + common)
 	n := max(4, 2*runtime.GOMAXPROCS(0))
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
