@@ -21,10 +21,12 @@ var allowedImports = map[string][]string{
 	"model":              {},
 	"criteria":           {"model"},
 	"datastore":          {"model", "criteria"},
-	"datastore/sqlite":   {"model", "criteria", "datastore", "internal/sqlgen", "datastore/internal/schemaplan"},
+	"datastore/sqlite":   {"model", "criteria", "datastore", "internal/sqlgen", "datastore/internal/schemaplan", "internal/sqliteconn"},
 	"datastore/postgres": {"model", "criteria", "datastore", "internal/sqlgen", "datastore/internal/schemaplan"},
 	"datastore/mysql":    {"model", "criteria", "datastore", "internal/sqlgen", "datastore/internal/schemaplan"},
 	"internal/sqlgen":    {"model", "criteria", "datastore"},
+	// How SQLite connections are opened, shared with bench/floor: the driver only.
+	"internal/sqliteconn": {},
 	// The plan the SQL adapters share knows their SQL, not the adapters.
 	"datastore/internal/schemaplan": {"datastore", "internal/sqlgen"},
 	"orm":                           {"model", "criteria", "datastore"},
