@@ -20,26 +20,12 @@ import (
 // time is the kernel's; run it under callgrind (which counts only the
 // process's own instructions) to compare the Go side of two builds.
 func BenchmarkTryWrite(b *testing.B) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ln.Close()
-	client, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer client.Close()
-	server, err := ln.Accept()
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer server.Close()
+	client, server := loopbackPair(b)
 	craw, err := client.(syscall.Conn).SyscallConn()
 	if err != nil {
 		b.Fatal(err)
 	}
-	pool := &sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
+	pool := heldBuffers()
 	var out batchWriter
 	out.init(server, pool)
 	batch := []*Packet{newPacket(make([]byte, 118))}
@@ -60,22 +46,8 @@ func BenchmarkTryWrite(b *testing.B) {
 // at once is written from the packet itself, and the rest is held and
 // written by release, in order.
 func TestLonePacketPartialWrite(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	client, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	server, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer server.Close()
-	pool := &sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
+	client, server := loopbackPair(t)
+	pool := heldBuffers()
 	var out batchWriter
 	out.init(server, pool)
 	frame := make([]byte, 16<<20) // far beyond the loopback socket buffers
@@ -105,21 +77,8 @@ func TestLonePacketPartialWrite(t *testing.T) {
 // closed, a flusher's write fails without touching the descriptor number,
 // which the kernel may already have given to another file.
 func TestClosedConnNotWritten(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	client, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	server, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := &sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
+	_, server := loopbackPair(t)
+	pool := heldBuffers()
 	var out batchWriter
 	out.init(server, pool)
 	if out.fd < 0 {
@@ -142,4 +101,31 @@ func TestClosedConnNotWritten(t *testing.T) {
 	if fi, err := f.Stat(); err != nil || fi.Size() != 0 {
 		t.Errorf("the file that may have the old descriptor number holds %d bytes (%v)", fi.Size(), err)
 	}
+}
+
+// loopbackPair returns the two ends of a loopback TCP connection, closed
+// when the test ends.
+func loopbackPair(tb testing.TB) (client, server net.Conn) {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer ln.Close()
+	client, err = net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { client.Close() })
+	server, err = ln.Accept()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { server.Close() })
+	return client, server
+}
+
+// heldBuffers is a batchWriter's pool of buffers, as the Server's.
+func heldBuffers() *sync.Pool {
+	return &sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
 }
