@@ -23,11 +23,7 @@ import (
 // would leave them serialized: correct, but much slower.
 func TestConnectionsMultiThread(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, datastore.Config{URL: filepath.Join(t.TempDir(), "mt.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openFile(t)
 	tls := libc.NewTLS()
 	defer tls.Close()
 	for name, pool := range map[string]*sql.DB{"write": db.write, "read": db.read} {
@@ -65,11 +61,7 @@ func TestConnectionsMultiThread(t *testing.T) {
 // longer serialises, including the driver's interrupt on cancellation.
 func TestMultiThreadConcurrentUse(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, datastore.Config{URL: filepath.Join(t.TempDir(), "mt.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openFile(t)
 	tbl := &datastore.Table{
 		Name:       "item",
 		PrimaryKey: "id",
@@ -129,4 +121,16 @@ func TestMultiThreadConcurrentUse(t *testing.T) {
 	if err != nil || len(recs) != writes {
 		t.Fatalf("after: %d records, %v; want %d", len(recs), err, writes)
 	}
+}
+
+// openFile opens a database in a new file of the test's, closed when the
+// test ends.
+func openFile(t *testing.T) *DB {
+	t.Helper()
+	db, err := Open(context.Background(), datastore.Config{URL: filepath.Join(t.TempDir(), "mt.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }
