@@ -39,6 +39,8 @@ var allowedImports = map[string][]string{
 	"internal/virtualreq": {"realtime", "internal/socketio", "internal/socketctx"},
 	// Request ids and logs know only whether a request came over a socket.
 	"internal/reqlog": {"internal/socketctx"},
+	// JSON as encoding/json writes it, for records.
+	"internal/jsonenc": {"model"},
 	// Static files know nothing of routes, sessions or sockets.
 	"internal/assets": {},
 	// The settings' declarations are a leaf: config loading, the root and

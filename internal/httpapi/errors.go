@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/skiffhq/skiff/internal/jsonenc"
 	"github.com/skiffhq/skiff/internal/reqlog"
 	"github.com/skiffhq/skiff/model"
 )
@@ -90,10 +91,10 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // is 304 Not Modified without a body or Content-Type, as Express's res.send
 // answers. known, when not nil, are the object shapes the encoder tries
 // first.
-func writeJSONBuffer(w http.ResponseWriter, status int, v any, buf []byte, tagFor *http.Request, known *shapes) []byte {
-	// Express's res.json does not escape <, > and & either (appendJSON
+func writeJSONBuffer(w http.ResponseWriter, status int, v any, buf []byte, tagFor *http.Request, known *jsonenc.Shapes) []byte {
+	// Express's res.json does not escape <, > and & either (jsonenc.Append
 	// never does).
-	body, err := appendJSONKnown(buf[:0], v, known)
+	body, err := jsonenc.Append(buf[:0], v, known)
 	if err != nil {
 		writeText(w, http.StatusInternalServerError, "Internal Server Error")
 		return body

@@ -18,6 +18,7 @@ import (
 	"github.com/skiffhq/skiff/blueprint"
 	"github.com/skiffhq/skiff/internal/assets"
 	"github.com/skiffhq/skiff/internal/cors"
+	"github.com/skiffhq/skiff/internal/jsonenc"
 	"github.com/skiffhq/skiff/internal/policy"
 	"github.com/skiffhq/skiff/internal/reqlog"
 	"github.com/skiffhq/skiff/internal/router"
@@ -96,7 +97,7 @@ type handler struct {
 	// each one was half the bytes such a request allocated.
 	bodies sync.Pool
 	// shapes are the key sets of the models' records, for the encoder.
-	shapes *shapes
+	shapes *jsonenc.Shapes
 }
 
 // NewHandler builds the HTTP handler of an app: the body limit and
@@ -116,7 +117,7 @@ func NewHandler(cfg Config) (http.Handler, error) {
 	for _, m := range cfg.Models {
 		h.models[m.Identity] = m
 	}
-	h.shapes = newShapes(cfg.Models)
+	h.shapes = jsonenc.NewShapes(cfg.Models)
 	var err error
 	if h.cors, err = corsSettings(cfg.CORS); err != nil {
 		return nil, err

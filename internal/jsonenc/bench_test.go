@@ -1,4 +1,4 @@
-package httpapi
+package jsonenc
 
 import (
 	"fmt"
@@ -26,7 +26,7 @@ func BenchmarkAppendJSON(b *testing.B) {
 	var buf []byte
 	for b.Loop() {
 		var err error
-		if buf, err = appendJSON(buf[:0], recs); err != nil {
+		if buf, err = Append(buf[:0], recs, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,4 +1,7 @@
-package httpapi
+// Package jsonenc writes JSON as encoding/json would (HTML escaping off),
+// for the values records hold, without reflection: records are most of
+// what Skiff writes.
+package jsonenc
 
 import (
 	"encoding/json"
@@ -10,38 +13,33 @@ import (
 	"github.com/skiffhq/skiff/model"
 )
 
-// appendJSON appends v as JSON, byte for byte as encoding/json would with
-// HTML escaping off, for the shapes records take (maps, lists, strings,
-// float64, bool, nil); anything else goes through encoding/json. Records
-// are most of what Skiff writes, and reflection over map[string]any was a
-// fifth of a populated list's CPU time.
-func appendJSON(b []byte, v any) ([]byte, error) {
-	return appendJSONKnown(b, v, nil)
-}
-
-// appendJSONKnown is appendJSON that also tries the object shapes in known
-// (nil means none) before working one out.
-func appendJSONKnown(b []byte, v any, known *shapes) ([]byte, error) {
+// Append appends v as JSON, byte for byte as encoding/json would with HTML
+// escaping off, for the shapes records take (maps, lists, strings,
+// float64, bool, nil, and json.RawMessage, which must be compact and is
+// copied as it is); anything else goes through encoding/json. Reflection
+// over map[string]any was a fifth of a populated list's CPU time. known
+// (nil means none) are object shapes to try before working one out.
+func Append(b []byte, v any, known *Shapes) ([]byte, error) {
 	e := encoder{b: b, known: known}
 	err := e.value(v)
 	return e.b, err
 }
 
-// shapes holds the key sets that the records of an app's models take,
+// Shapes holds the key sets that the records of an app's models take,
 // sorted and quoted once when the handler is built, so that an answer of a
 // single record (which has no earlier record to take the order from) is
 // written without listing, sorting and quoting its keys. It is read-only
 // once built, and so safe for concurrent use.
-type shapes struct {
+type Shapes struct {
 	byLen [maxShape + 1][]shape
 }
 
-// newShapes returns the shapes of the records of models as blueprint
+// NewShapes returns the shapes of the records of models as blueprint
 // answers hold them: every attribute but those customToJSON omits, and the
 // same without the collections (a populated child, or population turned
 // off). Models with a ToJSON function answer what it makes: none is known.
-func newShapes(models []*model.Model) *shapes {
-	s := &shapes{}
+func NewShapes(models []*model.Model) *Shapes {
+	s := &Shapes{}
 	for _, m := range models {
 		if m.ToJSON != nil {
 			continue
@@ -64,7 +62,7 @@ func newShapes(models []*model.Model) *shapes {
 }
 
 // add adds the shape of keys, unless it is known already or too large.
-func (s *shapes) add(keys []string) {
+func (s *Shapes) add(keys []string) {
 	if len(keys) == 0 || len(keys) > maxShape {
 		return
 	}
@@ -81,9 +79,14 @@ func (s *shapes) add(keys []string) {
 func quoteKeys(keys []string) []string {
 	quoted := make([]string, len(keys))
 	for i, k := range keys {
-		quoted[i] = string(append(appendString(nil, k), ':'))
+		quoted[i] = QuoteKey(k)
 	}
 	return quoted
+}
+
+// QuoteKey returns k quoted with its colon, as an object's key is written.
+func QuoteKey(k string) string {
+	return string(append(AppendString(nil, k), ':'))
 }
 
 // encoder writes one JSON document. It remembers the sorted keys of the
@@ -94,7 +97,7 @@ type encoder struct {
 	b      []byte
 	shapes [4]shape
 	next   int
-	known  *shapes
+	known  *Shapes
 }
 
 // shape is the key set of an object: its keys sorted, and once reused each
@@ -112,10 +115,12 @@ func (e *encoder) value(v any) error {
 		e.b = strconv.AppendBool(e.b, x)
 	case float64:
 		var err error
-		e.b, err = appendFloat(e.b, x)
+		e.b, err = AppendFloat(e.b, x)
 		return err
 	case string:
-		e.b = appendString(e.b, x)
+		e.b = AppendString(e.b, x)
+	case json.RawMessage:
+		e.b = append(e.b, x...)
 	case model.Record:
 		return e.object(x)
 	case map[string]any:
@@ -199,7 +204,7 @@ func (e *encoder) object(m map[string]any) error {
 		if i > 0 {
 			e.b = append(e.b, ',')
 		}
-		e.b = appendString(e.b, k)
+		e.b = AppendString(e.b, k)
 		e.b = append(e.b, ':')
 		if err := e.value(m[k]); err != nil {
 			return err
@@ -230,20 +235,7 @@ func (e *encoder) fields(quoted []string, vals []any) error {
 			e.b = append(e.b, ',')
 		}
 		e.b = append(e.b, k...)
-		// Strings and whole numbers, most of a record, without a call.
-		switch x := vals[i].(type) {
-		case string:
-			e.b = appendString(e.b, x)
-			continue
-		case float64:
-			if x > -1<<53 && x < 1<<53 {
-				if n := int64(x); float64(n) == x && n != 0 {
-					e.b = appendInt(e.b, n)
-					continue
-				}
-			}
-		}
-		if err := e.value(vals[i]); err != nil {
+		if err := e.field(vals[i]); err != nil {
 			return err
 		}
 	}
@@ -251,16 +243,58 @@ func (e *encoder) fields(quoted []string, vals []any) error {
 	return nil
 }
 
-// appendFloat formats like encoding/json: shortest form, exponent only
+// field writes the value of an object's field: strings and whole numbers,
+// most of a record, without a further call.
+func (e *encoder) field(v any) error {
+	switch x := v.(type) {
+	case string:
+		e.b = AppendString(e.b, x)
+		return nil
+	case float64:
+		if x > -1<<53 && x < 1<<53 {
+			if n := int64(x); float64(n) == x && n != 0 {
+				e.b = AppendInt(e.b, n)
+				return nil
+			}
+		}
+	}
+	return e.value(v)
+}
+
+// Writer appends the fields of records to a buffer one by one, as Append
+// writes them, for callers that lay records out themselves (an answer
+// encoded as its rows are read). It keeps the shapes of the objects
+// nested in those fields (JSON attributes) as Append does within one
+// document.
+type Writer struct {
+	e encoder
+}
+
+// NewWriter returns a Writer appending to b, trying the object shapes in
+// known (nil means none) first.
+func NewWriter(b []byte, known *Shapes) Writer {
+	return Writer{e: encoder{b: b, known: known}}
+}
+
+// Raw appends s as it is: punctuation, or keys quoted by QuoteKey.
+func (w *Writer) Raw(s string) { w.e.b = append(w.e.b, s...) }
+
+// Value appends v as Append would write it as an object's field.
+func (w *Writer) Value(v any) error { return w.e.field(v) }
+
+// Bytes returns what was written.
+func (w *Writer) Bytes() []byte { return w.e.b }
+
+// AppendFloat formats like encoding/json: shortest form, exponent only
 // outside [1e-6, 1e21). Whole numbers (keys, counts, timestamps) take a
 // shortcut: below 2^53 their shortest form is their integer digits.
-func appendFloat(b []byte, f float64) ([]byte, error) {
+func AppendFloat(b []byte, f float64) ([]byte, error) {
 	if f > -1<<53 && f < 1<<53 {
 		// Converting to int64 and back keeps f exactly when it is whole
 		// (cheaper than math.Trunc, a call without SSE4.1); -0 must still
 		// go the long way, to "-0".
 		if n := int64(f); float64(n) == f && (n != 0 || !math.Signbit(f)) {
-			return appendInt(b, n), nil
+			return AppendInt(b, n), nil
 		}
 	}
 	if math.IsInf(f, 0) || math.IsNaN(f) {
@@ -290,11 +324,11 @@ const digitPairs = "000102030405060708091011121314151617181920212223242526272829
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
 	"8081828384858687888990919293949596979899"
 
-// appendInt is strconv.AppendInt(b, n, 10) for |n| < 2^53, writing into a
+// AppendInt is strconv.AppendInt(b, n, 10) for |n| < 2^53, writing into a
 // stack buffer first: keys, counts and millisecond timestamps are most of
 // the numbers Skiff writes, and AppendInt's generality cost a fifth of a
 // record's encoding.
-func appendInt(b []byte, n int64) []byte {
+func AppendInt(b []byte, n int64) []byte {
 	var buf [20]byte
 	i := len(buf)
 	u := uint64(n)
@@ -331,7 +365,7 @@ const (
 )
 
 // plainRun returns how many leading bytes of s, in whole runs of eight,
-// appendString can copy as they are: ASCII from 0x20 up other than '"' and
+// AppendString can copy as they are: ASCII from 0x20 up other than '"' and
 // '\\'. A byte b < 0x20 makes b - 0x20 borrow; a quote or backslash makes
 // its XOR with that character zero, and zero - 1 borrows; a borrow, or a
 // byte at 0x80 or above, sets a high bit. Borrows only travel upwards from
@@ -350,10 +384,10 @@ func plainRun(s string) int {
 	return i
 }
 
-// appendString quotes s as encoding/json does without HTML escaping:
+// AppendString quotes s as encoding/json does without HTML escaping:
 // control characters, quotes, backslashes, U+2028/U+2029 escaped, invalid
 // UTF-8 replaced by U+FFFD.
-func appendString(b []byte, s string) []byte {
+func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := plainRun(s); i < len(s); {

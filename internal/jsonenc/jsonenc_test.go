@@ -1,4 +1,4 @@
-package httpapi
+package jsonenc
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 		model.Record{"id": 1.0, "name": "Ann", "pets": []model.Record{{"id": 2.0}}, "owner": model.Record{"id": 3.0}},
 		[]model.Record{{"k": "v"}, {}},
 		map[string]any{"n": json.Number("12")},
+		json.RawMessage(`[{"a":1,"b":"x"},null]`), []any{json.RawMessage(`{}`), json.RawMessage(`"s"`)},
 		[]any{-1.0, -42.0, 1e15, -1e15, 9007199254740991.0, 9007199254740992.0, -9007199254740993.0, 1763938000123.0, 5e-324},
 		// Lists of records whose key sets repeat, differ at equal length, grow
 		// past the remembered shapes, and nest.
@@ -34,26 +35,26 @@ func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 		if err := enc.Encode(v); err != nil {
 			t.Fatal(err)
 		}
-		got, err := appendJSON(nil, v)
+		got, err := Append(nil, v, nil)
 		if err != nil {
-			t.Fatalf("appendJSON(%#v): %v", v, err)
+			t.Fatalf("Append(%#v): %v", v, err)
 		}
 		if string(got)+"\n" != want.String() {
-			t.Errorf("appendJSON(%#v) = %s, want %s", v, got, want.String())
+			t.Errorf("Append(%#v) = %s, want %s", v, got, want.String())
 		}
 		// Known shapes: some matching the objects above, some of the same
 		// sizes that do not.
-		known := &shapes{}
+		known := &Shapes{}
 		for _, keys := range [][]string{{"id", "name", "owner", "pets"}, {"id", "name", "owner", "zzz"}, {"a", "b"}, {"a", "z"},
 			{"id"}, {"k"}, {"x"}, {"id", "n"}, {"id", "pets", "z"}} {
 			known.add(keys)
 		}
-		got, err = appendJSONKnown(nil, v, known)
+		got, err = Append(nil, v, known)
 		if err != nil {
-			t.Fatalf("appendJSONKnown(%#v): %v", v, err)
+			t.Fatalf("Append(%#v): %v", v, err)
 		}
 		if string(got)+"\n" != want.String() {
-			t.Errorf("appendJSONKnown(%#v) = %s, want %s", v, got, want.String())
+			t.Errorf("Append(%#v) = %s, want %s", v, got, want.String())
 		}
 	}
 }
@@ -67,8 +68,8 @@ func FuzzAppendString(f *testing.F) {
 		enc := json.NewEncoder(&want)
 		enc.SetEscapeHTML(false)
 		_ = enc.Encode(s)
-		if got := appendString(nil, s); string(got)+"\n" != want.String() {
-			t.Fatalf("appendString(%q) = %s, want %s", s, got, want.String())
+		if got := AppendString(nil, s); string(got)+"\n" != want.String() {
+			t.Fatalf("AppendString(%q) = %s, want %s", s, got, want.String())
 		}
 	})
 }
@@ -79,9 +80,9 @@ func FuzzAppendFloat(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, x float64) {
 		want, wantErr := json.Marshal(x)
-		got, err := appendFloat(nil, x)
+		got, err := AppendFloat(nil, x)
 		if (err != nil) != (wantErr != nil) || err == nil && string(got) != string(want) {
-			t.Fatalf("appendFloat(%v) = %s, %v; want %s, %v", x, got, err, want, wantErr)
+			t.Fatalf("AppendFloat(%v) = %s, %v; want %s, %v", x, got, err, want, wantErr)
 		}
 	})
 }
@@ -94,8 +95,8 @@ func TestAppendFloatWholeNumbers(t *testing.T) {
 	ns = append(ns, 1<<53-1, -(1<<53 - 1), 1<<53, -(1 << 53), 1763938000123, 42, 7)
 	for _, f := range ns {
 		want, _ := json.Marshal(f)
-		if got, err := appendFloat(nil, f); err != nil || string(got) != string(want) {
-			t.Errorf("appendFloat(%v) = %s, %v; want %s", f, got, err, want)
+		if got, err := AppendFloat(nil, f); err != nil || string(got) != string(want) {
+			t.Errorf("AppendFloat(%v) = %s, %v; want %s", f, got, err, want)
 		}
 	}
 }
