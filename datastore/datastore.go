@@ -165,6 +165,47 @@ type JoinFinder interface {
 	FindJoined(ctx context.Context, q *Query, joins []Join) ([]Record, error)
 }
 
+// RowFinder is an optional capability of an Adapter (and of the Adapter an
+// InTx callback receives): handing the rows of a Find, or of a FindJoined,
+// to a callback one at a time instead of making each a Record, for callers
+// that turn every row into something else at once (an answer's JSON).
+// Callers without it use Find and FindJoined.
+type RowFinder interface {
+	// FindRows calls each with every row that Find(ctx, q) would return
+	// or, with joins, FindJoined(ctx, q, joins), in the same order and
+	// with the same values (see Row). An error from each ends the read
+	// and is returned as it is.
+	FindRows(ctx context.Context, q *Query, joins []Join, each func(*Row) error) error
+}
+
+// Row is one row of a RowFinder's read. It and its slices belong to the
+// adapter, which reuses them for the next row: they are valid only during
+// the call of each that is given them.
+type Row struct {
+	// Columns are the columns of Values. Without joins they are the
+	// columns Find's Record holds. With joins, Columns[:Nests[0].From]
+	// are the row's own (FindJoined's Record holds them, and each join's
+	// Column, whether or not it is among them), and then come the columns
+	// of each join's Table, as its Nest places them.
+	Columns []*Column
+	// Nests places the row each of the read's joins joined, in the order
+	// of the joins; nil without joins.
+	Nests []Nest
+	// Values holds each column's value, decoded as Find decodes it.
+	Values []any
+}
+
+// Nest is where the columns of a joined row sit in a Row.
+type Nest struct {
+	// Key is the join's Column: the query table's column whose value the
+	// joined row replaces in the Record FindJoined returns.
+	Key string
+	// Columns[From:To] are the joined table's columns and Columns[PK] its
+	// primary key, whose value is nil when no row was joined (FindJoined's
+	// Record then holds nil under Key).
+	From, To, PK int
+}
+
 // Read is one read of a BatchFinder batch: a Find of Query or, when
 // Through is set, a FindThrough of Query through that join table, or, when
 // Joins is set, a FindJoined of Query with those joins (never both).

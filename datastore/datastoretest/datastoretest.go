@@ -40,6 +40,7 @@ func TestAdapter(t *testing.T, open func(t *testing.T) datastore.Adapter) {
 		{"FindThrough", testFindThrough},
 		{"FindBatch", testFindBatch},
 		{"FindJoined", testFindJoined},
+		{"FindRows", testFindRows},
 		{"Count", testCount},
 		{"JSONKeys", testJSONKeys},
 		{"Update", testUpdate},

@@ -38,6 +38,14 @@ func (db *DB) FindJoined(ctx context.Context, q *datastore.Query, joins []datast
 	return findJoined(ctx, db.d, runner{cache: db.reads}, q, joins)
 }
 
+// FindRows implements datastore.RowFinder on the read pool.
+func (db *DB) FindRows(ctx context.Context, q *datastore.Query, joins []datastore.Join, each func(*datastore.Row) error) error {
+	if err := db.check(); err != nil {
+		return err
+	}
+	return findRows(ctx, db.d, runner{cache: db.reads}, q, joins, each)
+}
+
 // Count implements datastore.Adapter on the read pool.
 func (db *DB) Count(ctx context.Context, q *datastore.Query) (int64, error) {
 	if err := db.check(); err != nil {
@@ -114,6 +122,32 @@ func findJoined(ctx context.Context, d *sqlgen.Dialect, r runner, q *datastore.Q
 		return nil, fmt.Errorf("find %s joined: %w", q.Table.Name, err)
 	}
 	return recs, nil
+}
+
+func findRows(ctx context.Context, d *sqlgen.Dialect, r runner, q *datastore.Query, joins []datastore.Join, each func(*datastore.Row) error) error {
+	var st sqlgen.Stmt
+	var err error
+	if len(joins) == 0 {
+		st, err = sqlgen.Select(d, q)
+	} else {
+		st, err = sqlgen.SelectJoined(d, q, joins)
+	}
+	if err != nil {
+		return fmt.Errorf("find: %w", err)
+	}
+	// each's own errors come back as they are, the read's wrapped.
+	var eachErr error
+	err = eachRow(ctx, r, st, func(row *datastore.Row) error {
+		eachErr = each(row)
+		return eachErr
+	})
+	if eachErr != nil {
+		return eachErr
+	}
+	if err != nil {
+		return fmt.Errorf("find %s: %w", q.Table.Name, err)
+	}
+	return nil
 }
 
 func count(ctx context.Context, d *sqlgen.Dialect, r runner, q *datastore.Query) (int64, error) {
@@ -214,6 +248,40 @@ func queryRecords(ctx context.Context, r runner, st sqlgen.Stmt) ([]datastore.Re
 		return r.cache.raw.records(ctx, r, st)
 	}
 	return sqlRecords(ctx, r, st)
+}
+
+// eachRow runs st and hands each row to each, as queryRecords reads them.
+func eachRow(ctx context.Context, r runner, st sqlgen.Stmt, each func(*datastore.Row) error) error {
+	if r.tx == nil && r.cache.raw != nil {
+		return r.cache.raw.eachRow(ctx, r, st, each)
+	}
+	return sqlEachRow(ctx, r, st, each)
+}
+
+// sqlEachRow runs st through database/sql and hands each row to each.
+func sqlEachRow(ctx context.Context, r runner, st sqlgen.Stmt, each func(*datastore.Row) error) error {
+	rows, err := r.query(ctx, st.SQL, st.Args)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	row := &datastore.Row{Columns: st.Columns, Nests: st.Nests, Values: make([]any, len(st.Columns))}
+	ptrs := make([]any, len(st.Columns))
+	for i := range ptrs {
+		ptrs[i] = &row.Values[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return err
+		}
+		if err := sqlgen.DecodeRow(row); err != nil {
+			return err
+		}
+		if err := each(row); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
 
 // sqlRecords runs st through database/sql and reads its records.

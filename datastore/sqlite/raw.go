@@ -154,12 +154,48 @@ func closeStmts(m map[string]driver.Stmt) {
 // back to database/sql for a connection the driver reports bad before
 // anything was read, as database/sql would retry it.
 func (s *rawStmts) records(ctx context.Context, r runner, st sqlgen.Stmt) ([]datastore.Record, error) {
+	var recs []datastore.Record
+	answered, err := s.query(ctx, st, func(rows driver.Rows, dest []driver.Value) error {
+		var err error
+		recs, err = readRows(rows, dest, st)
+		return err
+	})
+	if retry(answered, err) {
+		return sqlRecords(ctx, r, st)
+	}
+	return recs, err
+}
+
+// eachRow is records handing each row to each (see datastore.RowFinder)
+// instead of making it a record.
+func (s *rawStmts) eachRow(ctx context.Context, r runner, st sqlgen.Stmt, each func(*datastore.Row) error) error {
+	answered, err := s.query(ctx, st, func(rows driver.Rows, dest []driver.Value) error {
+		if err := checkColumns(rows, st); err != nil {
+			return err
+		}
+		return sqlgen.DriverRows(rows, dest, st.Columns, st.Nests, sqlgen.Decode, each)
+	})
+	if retry(answered, err) {
+		return sqlEachRow(ctx, r, st, each)
+	}
+	return err
+}
+
+// retry reports whether a read that failed with err should run again
+// through database/sql: the driver refused the connection or the raw path
+// before the query was answered.
+func retry(answered bool, err error) bool {
+	return err != nil && !answered && (errors.Is(err, driver.ErrSkip) || errors.Is(err, driver.ErrBadConn))
+}
+
+// query runs st on a pooled connection and hands its rows to read, with a
+// buffer of len(st.Columns) to read each row into. answered reports
+// whether the query ran, so that a failure before it can be retried.
+func (s *rawStmts) query(ctx context.Context, st sqlgen.Stmt, read func(rows driver.Rows, dest []driver.Value) error) (answered bool, err error) {
 	conn, err := s.pool.Conn(ctx)
 	if err != nil {
-		return nil, err
+		return false, err
 	}
-	var recs []datastore.Record
-	answered := false
 	err = conn.Raw(func(dc any) error {
 		d, ok := dc.(driver.Conn)
 		if !ok {
@@ -194,17 +230,14 @@ func (s *rawStmts) records(ctx context.Context, r runner, st sqlgen.Stmt) ([]dat
 		}
 		dest := cs.dest[:len(st.Columns)]
 		defer clear(dest)
-		recs, err = readRows(rows, dest, st)
+		err = read(rows, dest)
 		if cerr := rows.Close(); err == nil {
 			err = cerr
 		}
 		return err
 	})
 	conn.Close()
-	if err != nil && !answered && (errors.Is(err, driver.ErrSkip) || errors.Is(err, driver.ErrBadConn)) {
-		return sqlRecords(ctx, r, st)
-	}
-	return recs, err
+	return answered, err
 }
 
 // prepare returns the connection d's statement for query, preparing it on
@@ -250,8 +283,17 @@ func appendNamedValues(named []driver.NamedValue, args []any) ([]driver.NamedVal
 // columns of joined rows nested as st.Nests say (see sqlgen.NestedRecord),
 // as scan does, each row into dest, of len(st.Columns).
 func readRows(rows driver.Rows, dest []driver.Value, st sqlgen.Stmt) ([]datastore.Record, error) {
-	if n := len(rows.Columns()); n != len(st.Columns) {
-		return nil, fmt.Errorf("sql: expected %d destination arguments in Scan, not %d", n, len(st.Columns))
+	if err := checkColumns(rows, st); err != nil {
+		return nil, err
 	}
 	return sqlgen.DriverRecords(rows, dest, st.Columns, st.Nests, st.MaxRows, sqlgen.Decode)
+}
+
+// checkColumns fails, as database/sql's Scan would, when rows do not have
+// the columns st expects.
+func checkColumns(rows driver.Rows, st sqlgen.Stmt) error {
+	if n := len(rows.Columns()); n != len(st.Columns) {
+		return fmt.Errorf("sql: expected %d destination arguments in Scan, not %d", n, len(st.Columns))
+	}
+	return nil
 }

@@ -56,6 +56,10 @@ func (t *tx) FindJoined(ctx context.Context, q *datastore.Query, joins []datasto
 	return findJoined(ctx, t.db.d, t.r, q, joins)
 }
 
+func (t *tx) FindRows(ctx context.Context, q *datastore.Query, joins []datastore.Join, each func(*datastore.Row) error) error {
+	return findRows(ctx, t.db.d, t.r, q, joins, each)
+}
+
 func (t *tx) Count(ctx context.Context, q *datastore.Query) (int64, error) {
 	return count(ctx, t.db.d, t.r, q)
 }

@@ -29,15 +29,8 @@ func aliasOf(i int) string {
 }
 
 // Nest is where the columns of one joined row sit in the result rows of a
-// statement of SelectJoined.
-type Nest struct {
-	// Key is the column of the query's table whose value the joined row
-	// replaces in the record.
-	Key string
-	// Columns[From:To] are the joined table's columns; Columns[PK] is its
-	// primary key, NULL when no row was joined.
-	From, To, PK int
-}
+// statement of SelectJoined (and of the guarded inserts' RETURNING).
+type Nest = datastore.Nest
 
 // NestedRecord returns the record of one result row of a statement with
 // nests, given the decoded values of all its columns (vals, in the order
@@ -228,4 +221,43 @@ func SelectJoined(d *Dialect, q *datastore.Query, joins []datastore.Join) (Stmt,
 	st.MaxRows = pageRows(q.Limit)
 	d.reads.put(d, q, joins, nil, st)
 	return st, nil
+}
+
+// DriverRows is DriverRecords handing each row to each (see
+// datastore.RowFinder) instead of making it a record. The Row and its
+// values are reused from row to row.
+func DriverRows(rows driver.Rows, dest []driver.Value, cols []*datastore.Column, nests []Nest, decode func(k datastore.Kind, v any) (any, error), each func(*datastore.Row) error) error {
+	row := &datastore.Row{Columns: cols, Nests: nests, Values: make([]any, len(cols))}
+	for {
+		err := rows.Next(dest)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		for i, c := range cols {
+			v, err := decode(c.Kind, dest[i])
+			if err != nil {
+				return fmt.Errorf("column %s: %w", c.Name, err)
+			}
+			row.Values[i] = v
+		}
+		if err := each(row); err != nil {
+			return err
+		}
+	}
+}
+
+// DecodeRow decodes, in place, the values of row as scanned from
+// database/sql (as Decode does for a record's).
+func DecodeRow(row *datastore.Row) error {
+	for i, c := range row.Columns {
+		v, err := Decode(c.Kind, row.Values[i])
+		if err != nil {
+			return fmt.Errorf("column %s: %w", c.Name, err)
+		}
+		row.Values[i] = v
+	}
+	return nil
 }
