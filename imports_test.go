@@ -31,7 +31,7 @@ var allowedImports = map[string][]string{
 	"datastore/internal/schemaplan": {"datastore", "internal/sqlgen"},
 	"orm":                           {"model", "criteria", "datastore"},
 	// blueprint declares its own notifier so that it never depends on realtime.
-	"blueprint": {"model", "criteria", "orm"},
+	"blueprint": {"model", "criteria", "orm", "internal/jsonenc"},
 	// The wire protocol knows nothing of Sails.
 	"internal/socketio":   {},
 	"internal/socketctx":  {},

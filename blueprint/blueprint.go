@@ -48,6 +48,10 @@ type Request struct {
 	HTTP *http.Request
 	// Options are the route's options (from config routes), if any.
 	RouteOptions map[string]any
+	// RawBody says that the caller writes the Result's Body as JSON and
+	// takes a json.RawMessage for it: then a find may answer with its
+	// JSON, written as its rows are read, instead of with records.
+	RawBody bool
 }
 
 // Param returns the named parameter from the path, then the body, then the
@@ -121,7 +125,8 @@ func UsageError(msg string) error {
 }
 
 // Result is what an action answers: a status and a body already serialised
-// for clients (customToJSON applied).
+// for clients (customToJSON applied); with the Request's RawBody, a find's
+// body may be a json.RawMessage, its JSON written already.
 type Result struct {
 	Status int
 	Body   any

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 
 	"github.com/skiffhq/skiff/criteria"
 	"github.com/skiffhq/skiff/model"
@@ -24,6 +25,12 @@ type Service struct {
 	mirror       bool
 	format       NotificationFormat
 	log          *slog.Logger
+	// pageSize is the size of the last answer findJSON wrote, so that the
+	// next starts with room for it.
+	pageSize atomic.Int64
+	// plans holds, per model, the plan findJSON wrote its rows with last.
+	// The map is not written after NewService.
+	plans map[*model.Model]*planSlot
 }
 
 // Config is what a Service runs with.
@@ -64,8 +71,14 @@ func NewService(cfg Config) *Service {
 	if cfg.Format == "" {
 		cfg.Format = FormatSeed
 	}
-	return &Service{orm: cfg.ORM, parse: cfg.Parse, defaultParse: defaultParse, notifier: cfg.Notifier, autoWatch: cfg.AutoWatch, deepWatch: cfg.DeepWatch,
-		mirror: cfg.Mirror, format: cfg.Format, log: cfg.Logger}
+	s := &Service{orm: cfg.ORM, parse: cfg.Parse, defaultParse: defaultParse, notifier: cfg.Notifier, autoWatch: cfg.AutoWatch, deepWatch: cfg.DeepWatch,
+		mirror: cfg.Mirror, format: cfg.Format, log: cfg.Logger, plans: map[*model.Model]*planSlot{}}
+	if cfg.ORM != nil {
+		for _, m := range cfg.ORM.Schema().Models() {
+			s.plans[m] = new(planSlot)
+		}
+	}
+	return s
 }
 
 // Do runs r.Action. Client mistakes come back as *model.Error (Invalid,
@@ -93,7 +106,7 @@ func (s *Service) Do(ctx context.Context, r *Request, routeParse ParseOptionsFun
 	ps := s.pubsub(ctx, r)
 	switch r.Action {
 	case Find:
-		return s.find(ctx, ps, m, opts)
+		return s.find(ctx, ps, m, opts, r.RawBody)
 	case FindOne:
 		return s.findOne(ctx, ps, m, opts)
 	case Create:
@@ -126,10 +139,21 @@ func (s *Service) query(m *model.Model, raw, rawPops map[string]any) (*criteria.
 	return c, pops, nil
 }
 
-func (s *Service) find(ctx context.Context, ps *pubsub, m *model.Model, o *Options) (*Result, error) {
+func (s *Service) find(ctx context.Context, ps *pubsub, m *model.Model, o *Options, raw bool) (*Result, error) {
 	c, pops, err := s.query(m, o.Criteria, o.Populates)
 	if err != nil {
 		return nil, err
+	}
+	if raw && (ps.n == nil || ps.socket == "") {
+		// No socket to watch the model or subscribe to the records: the
+		// answer is all the records are for.
+		body, ok, err := s.findJSON(ctx, m, c, pops)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return &Result{Status: http.StatusOK, Body: body}, nil
+		}
 	}
 	recs, err := s.orm.Find(ctx, m, c, pops)
 	if err != nil {

@@ -54,6 +54,9 @@ type entry struct {
 	// shares holds, per singular association, the share of distinct
 	// records the last page of records pointed at (see joinsPages).
 	shares map[string]*atomic.Int32
+	// lastShape is the shape of the rows FindRows read last (see
+	// rowReader.cachedShape).
+	lastShape atomic.Pointer[shapeOfRows]
 }
 
 // rename maps one column to the attribute it stores.

@@ -50,6 +50,7 @@ func (h *handler) handleBlueprint(br blueprintRoute) http.Handler {
 			Socket:       realtime.SocketID(r.Context()),
 			HTTP:         r,
 			RouteOptions: br.options,
+			RawBody:      true,
 		}
 		res, err := h.cfg.Service.Do(r.Context(), req, br.parse)
 		if err != nil {
