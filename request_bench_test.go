@@ -43,6 +43,7 @@ func BenchmarkRequest(b *testing.B) {
 		{"product-create", http.MethodPost, "/product"},
 		{"floor-list", http.MethodGet, "/pet?limit=30"},
 		{"floor-42", http.MethodGet, "/pet/42"},
+		{"floor-create", http.MethodPost, "/pet"},
 	} {
 		b.Run(rq.name, func(b *testing.B) {
 			h := h

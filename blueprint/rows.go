@@ -14,26 +14,32 @@ import (
 	"github.com/skiffhq/skiff/orm"
 )
 
-// findJSON answers a find with its JSON, written as the rows are read
+// rowsJSON answers a find with its JSON, written as the rows are read
 // (orm.FindRows), without making records: byte for byte what encoding the
 // records Find returns, serialised, would write (TestFindJSONSameBytes).
-// ok is false, with nothing read, when the answer needs records:
-// customToJSON functions, collections to populate, an adapter that cannot
-// hand rows over.
-func (s *Service) findJSON(ctx context.Context, m *model.Model, c *criteria.Criteria, pops []orm.Populate) (body json.RawMessage, ok bool, err error) {
+// With list, the records are written as a list; without, one after the
+// other (findOne's one record). n is how many were read. ok is false, with
+// nothing read, when the answer needs records: customToJSON functions,
+// collections to populate, an adapter that cannot hand rows over.
+func (s *Service) rowsJSON(ctx context.Context, m *model.Model, c *criteria.Criteria, pops []orm.Populate, list bool) (body json.RawMessage, n int, ok bool, err error) {
 	if m.ToJSON != nil {
-		return nil, false, nil
+		return nil, 0, false, nil
 	}
 	for _, p := range pops {
 		if a := m.Attributes[p.Attr]; a == nil || a.Assoc == nil || a.Assoc.Target == nil || a.Assoc.Target.ToJSON != nil {
-			return nil, false, nil
+			return nil, 0, false, nil
 		}
 	}
-	w := jsonenc.NewWriter(make([]byte, 0, s.pageSize.Load()), nil)
-	w.Raw("[")
+	size := &s.answerSize[0]
+	if list {
+		size = &s.answerSize[1]
+	}
+	w := jsonenc.NewWriter(make([]byte, 0, size.Load()), nil)
+	if list {
+		w.Raw("[")
+	}
 	var plan *rowPlan
 	var planned *orm.RowShape
-	first := true
 	ok, err = s.orm.FindRows(ctx, m, c, pops, func(shape *orm.RowShape, vals []any) error {
 		if shape != planned {
 			var err error
@@ -42,19 +48,21 @@ func (s *Service) findJSON(ctx context.Context, m *model.Model, c *criteria.Crit
 			}
 			planned = shape
 		}
-		if !first {
+		if n > 0 && list {
 			w.Raw(",")
 		}
-		first = false
+		n++
 		return plan.write(&w, vals)
 	})
 	if !ok || err != nil {
-		return nil, ok, err
+		return nil, n, ok, err
 	}
-	w.Raw("]")
+	if list {
+		w.Raw("]")
+	}
 	b := w.Bytes()
-	s.pageSize.Store(min(int64(len(b)), maxPageHint))
-	return b, true, nil
+	size.Store(min(int64(len(b)), maxAnswerHint))
+	return b, n, true, nil
 }
 
 // planSlot keeps a model's last rowPlan with the shape it was made for.
@@ -81,8 +89,8 @@ func (s *Service) plan(m *model.Model, shape *orm.RowShape) (*rowPlan, error) {
 	return p, err
 }
 
-// maxPageHint bounds the buffer findJSON starts with.
-const maxPageHint = 1 << 20
+// maxAnswerHint bounds the buffer rowsJSON starts with.
+const maxAnswerHint = 1 << 20
 
 // rowPlan writes the JSON of one record from its row's values: its fields
 // in the order encoding/json writes a map's (sorted keys).

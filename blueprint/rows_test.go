@@ -2,6 +2,7 @@ package blueprint_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/skiffhq/skiff/blueprint"
@@ -12,7 +13,7 @@ import (
 	"github.com/skiffhq/skiff/orm"
 )
 
-// rowsORM is an ORM on SQLite whose models exercise what findJSON must
+// rowsORM is an ORM on SQLite whose models exercise what rowsJSON must
 // write as encoding the records would: renamed columns, attributes
 // customToJSON omits (in the record and in a joined one), JSON, boolean
 // and number attributes, a model joined to itself, a collection (which
@@ -71,7 +72,7 @@ func rowsORM(t *testing.T) (*orm.ORM, map[string]*model.Model) {
 	return o, models
 }
 
-// TestFindJSONSameBytes checks finds answered with their JSON written as
+// TestFindJSONSameBytes checks finds and findOnes answered with their JSON written as
 // the rows are read (Request.RawBody) against the same finds answered with
 // records and encoded: the same bytes, for every kind of value, renamed
 // and omitted attributes, joined records present, null and dangling, and
@@ -115,6 +116,18 @@ func TestFindJSONSameBytes(t *testing.T) {
 		}
 	}
 
+	type request struct {
+		action blueprint.Action
+		path   map[string]string
+		query  map[string]any
+	}
+	var requests []request
+	for _, id := range []string{"1", "2", "3", "4", "5", "8", "99", "x"} {
+		for _, q := range []map[string]any{nil, {"select": "name"}, {"omit": "owner"}, {"populate": "false"}, {"populate": "buddy"}} {
+			requests = append(requests, request{blueprint.FindOne, map[string]string{"id": id}, q})
+		}
+	}
+	requests = append(requests, request{blueprint.FindOne, nil, map[string]any{"id": map[string]any{">": 0.0}}})
 	queries := []map[string]any{
 		{},
 		{"limit": 2.0},
@@ -135,18 +148,22 @@ func TestFindJSONSameBytes(t *testing.T) {
 		{"price": 1.0},
 		{"limit": 0.0},
 	}
+	for _, q := range queries {
+		requests = append(requests, request{blueprint.Find, nil, q})
+	}
 	raw := 0
 	for _, m := range []string{"item", "owner", "box", "shown"} {
 		// Each find twice, the rows' way second then first: a page's
 		// first read notes whether its associations point at distinct
 		// records, which decides whether the next reads join them.
 		for round := range 2 {
-			for _, q := range queries {
+			for _, rq := range requests {
+				q := rq.query
 				if m != "item" && len(q) > 0 && q["limit"] == nil && q["populate"] == nil {
 					continue
 				}
 				do := func(raw bool) (*blueprint.Result, error) {
-					return s.Do(t.Context(), &blueprint.Request{Action: blueprint.Find, Model: models[m], Query: q, RawBody: raw}, nil)
+					return s.Do(t.Context(), &blueprint.Request{Action: rq.action, Model: models[m], Path: rq.path, Query: q, RawBody: raw}, nil)
 				}
 				var got, want *blueprint.Result
 				var gotErr, wantErr error
@@ -157,8 +174,9 @@ func TestFindJSONSameBytes(t *testing.T) {
 					got, gotErr = do(true)
 					want, wantErr = do(false)
 				}
-				if (wantErr == nil) != (gotErr == nil) {
-					t.Fatalf("%s %v: error %v, want %v", m, q, gotErr, wantErr)
+				name := fmt.Sprintf("%s %s %v %v", rq.action, m, rq.path, q)
+				if (wantErr == nil) != (gotErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
+					t.Fatalf("%s: error %v, want %v", name, gotErr, wantErr)
 				}
 				if wantErr != nil {
 					continue
@@ -174,15 +192,15 @@ func TestFindJSONSameBytes(t *testing.T) {
 				if _, ok := got.Body.(json.RawMessage); ok {
 					raw++
 				} else if m == "item" {
-					t.Logf("%s %v: answered with records", m, q)
+					t.Logf("%s: answered with records", name)
 				}
 				if string(gotJSON) != string(wantJSON) || got.Status != want.Status {
-					t.Errorf("%s %v:\n got %d %s\nwant %d %s", m, q, got.Status, gotJSON, want.Status, wantJSON)
+					t.Errorf("%s:\n got %d %s\nwant %d %s", name, got.Status, gotJSON, want.Status, wantJSON)
 				}
 			}
 		}
 	}
-	if raw < len(queries) {
-		t.Errorf("%d finds answered from their rows, want at least %d", raw, len(queries))
+	if raw < len(requests) {
+		t.Errorf("%d reads answered from their rows, want at least %d", raw, len(requests))
 	}
 }

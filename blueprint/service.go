@@ -25,10 +25,10 @@ type Service struct {
 	mirror       bool
 	format       NotificationFormat
 	log          *slog.Logger
-	// pageSize is the size of the last answer findJSON wrote, so that the
-	// next starts with room for it.
-	pageSize atomic.Int64
-	// plans holds, per model, the plan findJSON wrote its rows with last.
+	// answerSize is the size of the last record (0) and list (1) rowsJSON
+	// wrote, so that the next starts with room for it.
+	answerSize [2]atomic.Int64
+	// plans holds, per model, the plan rowsJSON wrote its rows with last.
 	// The map is not written after NewService.
 	plans map[*model.Model]*planSlot
 }
@@ -108,7 +108,7 @@ func (s *Service) Do(ctx context.Context, r *Request, routeParse ParseOptionsFun
 	case Find:
 		return s.find(ctx, ps, m, opts, r.RawBody)
 	case FindOne:
-		return s.findOne(ctx, ps, m, opts)
+		return s.findOne(ctx, ps, m, opts, r.RawBody)
 	case Create:
 		return s.create(ctx, ps, m, opts)
 	case Update:
@@ -147,7 +147,7 @@ func (s *Service) find(ctx context.Context, ps *pubsub, m *model.Model, o *Optio
 	if raw && (ps.n == nil || ps.socket == "") {
 		// No socket to watch the model or subscribe to the records: the
 		// answer is all the records are for.
-		body, ok, err := s.findJSON(ctx, m, c, pops)
+		body, _, ok, err := s.rowsJSON(ctx, m, c, pops, true)
 		if err != nil {
 			return nil, err
 		}
@@ -170,7 +170,7 @@ func (s *Service) find(ctx context.Context, ps *pubsub, m *model.Model, o *Optio
 	return &Result{Status: http.StatusOK, Body: recs}, nil
 }
 
-func (s *Service) findOne(ctx context.Context, ps *pubsub, m *model.Model, o *Options) (*Result, error) {
+func (s *Service) findOne(ctx context.Context, ps *pubsub, m *model.Model, o *Options, raw bool) (*Result, error) {
 	where, err := s.targetWhere(m, o.Criteria)
 	if err != nil {
 		return nil, err
@@ -196,11 +196,26 @@ func (s *Service) findOne(ctx context.Context, ps *pubsub, m *model.Model, o *Op
 	if err != nil {
 		return nil, err
 	}
-	return s.readOne(ctx, ps, m, c, pops)
+	return s.readOne(ctx, ps, m, c, pops, raw)
 }
 
-// readOne answers findOne's read of c with pops.
-func (s *Service) readOne(ctx context.Context, ps *pubsub, m *model.Model, c *criteria.Criteria, pops []orm.Populate) (*Result, error) {
+// readOne answers findOne's read of c with pops; with raw (Request.RawBody)
+// and no socket to subscribe, with its JSON written as its row is read.
+func (s *Service) readOne(ctx context.Context, ps *pubsub, m *model.Model, c *criteria.Criteria, pops []orm.Populate, raw bool) (*Result, error) {
+	if raw && (ps.n == nil || ps.socket == "") {
+		one := *c
+		one.Limit, one.Skip, one.Sort = 2, 0, nil // as FindOne reads
+		body, n, ok, err := s.rowsJSON(ctx, m, &one, pops, false)
+		switch {
+		case err != nil:
+			return nil, err
+		case ok && n == 0:
+			return nil, notFound()
+		case ok && n == 1:
+			return &Result{Status: http.StatusOK, Body: body}, nil
+		}
+		// Several records (FindOne's error), or an answer that needs records.
+	}
 	rec, err := s.orm.FindOne(ctx, m, c, pops)
 	if err != nil {
 		return nil, err
@@ -255,7 +270,7 @@ func (s *Service) findOneDefault(ctx context.Context, r *Request) (*Result, erro
 		}
 		pops = append(pops, p)
 	}
-	return s.readOne(ctx, ps, m, c, pops)
+	return s.readOne(ctx, ps, m, c, pops, r.RawBody)
 }
 
 func (s *Service) create(ctx context.Context, ps *pubsub, m *model.Model, o *Options) (*Result, error) {
