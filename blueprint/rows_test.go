@@ -7,7 +7,9 @@ import (
 
 	"github.com/skiffhq/skiff/blueprint"
 	"github.com/skiffhq/skiff/datastore"
+	"github.com/skiffhq/skiff/datastore/postgres"
 	"github.com/skiffhq/skiff/datastore/sqlite"
+	"github.com/skiffhq/skiff/internal/testenv"
 	"github.com/skiffhq/skiff/internal/jsonenc"
 	"github.com/skiffhq/skiff/model"
 	"github.com/skiffhq/skiff/orm"
@@ -18,13 +20,8 @@ import (
 // customToJSON omits (in the record and in a joined one), JSON, boolean
 // and number attributes, a model joined to itself, a collection (which
 // needs records) and a model with a ToJSON function.
-func rowsORM(t *testing.T) (*orm.ORM, map[string]*model.Model) {
+func rowsORM(t *testing.T, db datastore.Adapter) (*orm.ORM, map[string]*model.Model) {
 	t.Helper()
-	db, err := sqlite.Open(t.Context(), datastore.Config{Name: "default", URL: ":memory:"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
 	defaults := map[string]any{"migrate": "drop", "attributes": map[string]any{
 		"id":        map[string]any{"type": "number", "autoIncrement": true},
 		"createdAt": map[string]any{"type": "number", "autoCreatedAt": true},
@@ -79,7 +76,26 @@ func rowsORM(t *testing.T) (*orm.ORM, map[string]*model.Model) {
 // each criteria a find takes; and that the rows' way is taken where it can
 // be.
 func TestFindJSONSameBytes(t *testing.T) {
-	o, models := rowsORM(t)
+	t.Run("sqlite", func(t *testing.T) {
+		db, err := sqlite.Open(t.Context(), datastore.Config{Name: "default", URL: ":memory:"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		testFindJSONSameBytes(t, db)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		db, err := postgres.Open(t.Context(), datastore.Config{Name: "default", URL: testenv.Postgres(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		testFindJSONSameBytes(t, db)
+	})
+}
+
+func testFindJSONSameBytes(t *testing.T, db datastore.Adapter) {
+	o, models := rowsORM(t, db)
 	s := blueprint.NewService(blueprint.Config{ORM: o})
 	create := func(m string, rec map[string]any) {
 		t.Helper()

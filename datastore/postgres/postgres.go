@@ -165,6 +165,14 @@ func (db *DB) FindJoined(ctx context.Context, q *datastore.Query, joins []datast
 	return db.session().FindJoined(ctx, q, joins)
 }
 
+// FindRows implements datastore.RowFinder.
+func (db *DB) FindRows(ctx context.Context, q *datastore.Query, joins []datastore.Join, each func(*datastore.Row) error) error {
+	if err := db.check(); err != nil {
+		return err
+	}
+	return db.session().FindRows(ctx, q, joins, each)
+}
+
 // FindThrough implements datastore.ThroughFinder.
 func (db *DB) FindThrough(ctx context.Context, q *datastore.Query, j *datastore.Through) ([]datastore.Record, error) {
 	if err := db.check(); err != nil {

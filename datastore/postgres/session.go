@@ -53,6 +53,46 @@ func (s *session) FindJoined(ctx context.Context, q *datastore.Query, joins []da
 	return recs, nil
 }
 
+// FindRows implements datastore.RowFinder, scanning as records does.
+func (s *session) FindRows(ctx context.Context, q *datastore.Query, joins []datastore.Join, each func(*datastore.Row) error) error {
+	var st sqlgen.Stmt
+	var err error
+	if len(joins) == 0 {
+		st, err = sqlgen.Select(s.d, q)
+	} else {
+		st, err = sqlgen.SelectJoined(s.d, q, joins)
+	}
+	if err != nil {
+		return fmt.Errorf("find: %w", err)
+	}
+	rows, err := s.q.Query(ctx, st.SQL, st.Args...)
+	if err != nil {
+		return fmt.Errorf("find %s: %w", q.Table.Name, err)
+	}
+	defer rows.Close()
+	cells, dest := scanners(rows.FieldDescriptions(), st.Columns)
+	row := &datastore.Row{Columns: st.Columns, Nests: st.Nests, Values: make([]any, len(st.Columns))}
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return fmt.Errorf("find %s: %w", q.Table.Name, err)
+		}
+		for i, c := range st.Columns {
+			v, err := cells[i].value(c.Kind)
+			if err != nil {
+				return fmt.Errorf("find %s: column %s: %w", q.Table.Name, c.Name, err)
+			}
+			row.Values[i] = v
+		}
+		if err := each(row); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("find %s: %w", q.Table.Name, err)
+	}
+	return nil
+}
+
 // Lock implements datastore.Locker with SELECT ... FOR UPDATE, the locks
 // and the reads in one batch so that they cost one round trip; the
 // statements still run, and lock, one after the other. Outside a
