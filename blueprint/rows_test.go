@@ -9,8 +9,8 @@ import (
 	"github.com/skiffhq/skiff/datastore"
 	"github.com/skiffhq/skiff/datastore/postgres"
 	"github.com/skiffhq/skiff/datastore/sqlite"
-	"github.com/skiffhq/skiff/internal/testenv"
 	"github.com/skiffhq/skiff/internal/jsonenc"
+	"github.com/skiffhq/skiff/internal/testenv"
 	"github.com/skiffhq/skiff/model"
 	"github.com/skiffhq/skiff/orm"
 )
