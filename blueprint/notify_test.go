@@ -80,12 +80,18 @@ func newORM(t *testing.T) (*orm.ORM, map[string]*model.Model) {
 	}
 	t.Cleanup(func() { db.Close() })
 	defaults := map[string]any{"migrate": "drop", "attributes": map[string]any{"id": map[string]any{"type": "number", "autoIncrement": true}}}
-	defs := map[string]map[string]any{
+	return ormOf(t, db, defaults, map[string]map[string]any{
 		"user": {"attributes": map[string]any{"name": "string", "pets": map[string]any{"collection": "pet", "via": "owner"}}},
 		"pet": {"attributes": map[string]any{"name": "string", "owner": map[string]any{"model": "user"},
 			"tags": map[string]any{"collection": "tag", "via": "pets"}}},
 		"tag": {"attributes": map[string]any{"label": "string", "pets": map[string]any{"collection": "pet", "via": "tags"}}},
-	}
+	}, nil)
+}
+
+// ormOf returns an ORM of the models defs (identity → definition, with
+// defaults) on db, migrated; adjust, when set, sees the models first.
+func ormOf(t *testing.T, db datastore.Adapter, defaults map[string]any, defs map[string]map[string]any, adjust func(map[string]*model.Model)) (*orm.ORM, map[string]*model.Model) {
+	t.Helper()
 	models := map[string]*model.Model{}
 	var list []*model.Model
 	for id, def := range defs {
@@ -95,6 +101,9 @@ func newORM(t *testing.T) (*orm.ORM, map[string]*model.Model) {
 		}
 		models[id] = m
 		list = append(list, m)
+	}
+	if adjust != nil {
+		adjust(models)
 	}
 	schema, err := model.NewSchema(list)
 	if err != nil {

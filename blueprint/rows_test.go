@@ -41,32 +41,12 @@ func rowsORM(t *testing.T, db datastore.Adapter) (*orm.ORM, map[string]*model.Mo
 		"box":   {"attributes": map[string]any{"name": "string", "items": map[string]any{"collection": "item"}}},
 		"shown": {"attributes": map[string]any{"name": "string", "owner": map[string]any{"model": "owner"}}},
 	}
-	models := map[string]*model.Model{}
-	var list []*model.Model
-	for id, def := range defs {
-		m, err := model.Parse(id, id+".yaml", def, defaults)
-		if err != nil {
-			t.Fatal(err)
+	return ormOf(t, db, defaults, defs, func(models map[string]*model.Model) {
+		models["shown"].ToJSON = func(r model.Record) model.Record {
+			r["shown"] = true
+			return r
 		}
-		models[id] = m
-		list = append(list, m)
-	}
-	models["shown"].ToJSON = func(r model.Record) model.Record {
-		r["shown"] = true
-		return r
-	}
-	schema, err := model.NewSchema(list)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := orm.New(schema, map[string]datastore.Adapter{"default": db})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := o.Migrate(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	return o, models
+	})
 }
 
 // TestFindJSONSameBytes checks finds and findOnes answered with their JSON written as

@@ -47,6 +47,19 @@ func joinFixture(t *testing.T, a datastore.Adapter) (people, owners *datastore.T
 	return people, owners, []datastore.Join{{Column: "owner", Table: owners}, {Column: "friend", Table: people}}
 }
 
+// joinQueries are the queries of people the join tests read: all by name
+// descending, a page, one record with some columns, and a JSON key.
+func joinQueries(people *datastore.Table) (byName, page, picked, keyed *datastore.Query) {
+	byName = all(people)
+	byName.Sort = []criteria.Sort{{Attr: "name", Desc: true}}
+	page = where(people, op("name", criteria.Ne, "p2"))
+	page.Sort, page.Limit, page.Skip = []criteria.Sort{{Attr: "name"}}, 2, 1
+	picked = where(people, eq("id", 4.0))
+	picked.Select = []string{"id", "meta"}
+	keyed = where(people, &criteria.Cmp{Attr: "meta", Key: "color", Op: criteria.Eq, Value: "red"})
+	return byName, page, picked, keyed
+}
+
 // joinedWant is what FindJoined of q with joins answers, made from Finds:
 // the rows of q, each join's column replaced by the row it points at.
 func joinedWant(t *testing.T, a datastore.Adapter, q *datastore.Query, joins []datastore.Join) []datastore.Record {
@@ -73,13 +86,7 @@ func testFindJoined(t *testing.T, a datastore.Adapter) {
 		t.Skip("the adapter does not implement datastore.JoinFinder")
 	}
 	people, owners, joins := joinFixture(t, a)
-	byName := all(people)
-	byName.Sort = []criteria.Sort{{Attr: "name", Desc: true}}
-	page := where(people, op("name", criteria.Ne, "p2"))
-	page.Sort, page.Limit, page.Skip = []criteria.Sort{{Attr: "name"}}, 2, 1
-	picked := where(people, eq("id", 4.0))
-	picked.Select = []string{"id", "meta"}
-	keyed := where(people, &criteria.Cmp{Attr: "meta", Key: "color", Op: criteria.Eq, Value: "red"})
+	byName, page, picked, keyed := joinQueries(people)
 	tests := []struct {
 		name  string
 		q     *datastore.Query

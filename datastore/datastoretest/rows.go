@@ -5,7 +5,6 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/skiffhq/skiff/criteria"
 	"github.com/skiffhq/skiff/datastore"
 )
 
@@ -52,13 +51,7 @@ func testFindRows(t *testing.T, a datastore.Adapter) {
 		t.Skip("the adapter does not implement datastore.RowFinder")
 	}
 	people, owners, joins := joinFixture(t, a)
-	byName := all(people)
-	byName.Sort = []criteria.Sort{{Attr: "name", Desc: true}}
-	page := where(people, op("name", criteria.Ne, "p2"))
-	page.Sort, page.Limit, page.Skip = []criteria.Sort{{Attr: "name"}}, 2, 1
-	picked := where(people, eq("id", 4.0))
-	picked.Select = []string{"id", "meta"}
-	keyed := where(people, &criteria.Cmp{Attr: "meta", Key: "color", Op: criteria.Eq, Value: "red"})
+	byName, page, picked, keyed := joinQueries(people)
 	tests := []struct {
 		name  string
 		q     *datastore.Query
