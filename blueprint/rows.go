@@ -22,7 +22,7 @@ import (
 // nothing read, when the answer needs records: customToJSON functions,
 // collections to populate, an adapter that cannot hand rows over.
 func (s *Service) rowsJSON(ctx context.Context, m *model.Model, c *criteria.Criteria, pops []orm.Populate, list bool) (body json.RawMessage, n int, ok bool, err error) {
-	if m.ToJSON != nil {
+	if m.ToJSON != nil || !s.orm.RowsReadable(ctx, m, c, pops) {
 		return nil, 0, false, nil
 	}
 	for _, p := range pops {

@@ -47,11 +47,11 @@ func (o *ORM) FindRows(ctx context.Context, m *model.Model, c *criteria.Criteria
 	if err != nil {
 		return false, err
 	}
-	a := o.adapter(ctx, e)
-	rf, isRowFinder := a.(datastore.RowFinder)
-	if !isRowFinder || e.extra != "" {
+	if !o.rowsReadable(ctx, e, c, pops) {
 		return false, nil
 	}
+	a := o.adapter(ctx, e)
+	rf := a.(datastore.RowFinder)
 	q := e.query(selectPopulatedKeys(m, c, pops))
 	j := o.joinPlan(e, a, pops, q.Limit <= 2)
 	if len(pops) > 0 && (j == nil || len(j.rest) > 0) {
@@ -93,6 +93,33 @@ func (o *ORM) FindRows(ctx context.Context, m *model.Model, c *criteria.Criteria
 		}
 	}
 	return true, nil
+}
+
+// RowsReadable reports whether FindRows may read m's records matching c
+// with pops, as far as can be told without building the query: a caller
+// that would prepare for the rows can skip that when it is false (FindRows
+// then says no). The adapter must hand rows over, m not be schemaless, and
+// every populate be of a singular association that the read joins (see
+// joinPlan): collections, and pages whose records point at the same
+// records, need records.
+func (o *ORM) RowsReadable(ctx context.Context, m *model.Model, c *criteria.Criteria, pops []Populate) bool {
+	e, err := o.entry(m)
+	return err == nil && o.rowsReadable(ctx, e, c, pops)
+}
+
+func (o *ORM) rowsReadable(ctx context.Context, e *entry, c *criteria.Criteria, pops []Populate) bool {
+	if _, ok := o.adapter(ctx, e).(datastore.RowFinder); !ok || e.extra != "" {
+		return false
+	}
+	// As e.query sets the limit, and Find decides whether it reads few.
+	few := c.Limit != 0 && c.Limit <= 2 || c.Limit == 0 && c.Noop
+	for _, p := range pops {
+		attr := e.model.Attributes[p.Attr]
+		if attr == nil || attr.Assoc == nil || o.joinable(e, attr, p) == nil || !few && !e.joinsPages(p.Attr) {
+			return false
+		}
+	}
+	return true
 }
 
 // rowReader hands the rows of one FindRows to its callback.
