@@ -20,9 +20,11 @@ import (
 // With list, the records are written as a list; without, one after the
 // other (findOne's one record). n is how many were read. ok is false, with
 // nothing read, when the answer needs records: customToJSON functions,
-// collections to populate, an adapter that cannot hand rows over.
+// collections to populate, an adapter that cannot hand rows over. Callers
+// ask orm.RowsReadable first, so that a read needing records prepares
+// nothing for the rows.
 func (s *Service) rowsJSON(ctx context.Context, m *model.Model, c *criteria.Criteria, pops []orm.Populate, list bool) (body json.RawMessage, n int, ok bool, err error) {
-	if m.ToJSON != nil || !s.orm.RowsReadable(ctx, m, c, pops) {
+	if m.ToJSON != nil {
 		return nil, 0, false, nil
 	}
 	for _, p := range pops {
@@ -34,35 +36,47 @@ func (s *Service) rowsJSON(ctx context.Context, m *model.Model, c *criteria.Crit
 	if list {
 		size = &s.answerSize[1]
 	}
-	w := jsonenc.NewWriter(make([]byte, 0, size.Load()), nil)
+	// One allocation for what the rows' callback keeps.
+	rw := &rowsWriter{s: s, m: m, list: list, w: jsonenc.NewWriter(make([]byte, 0, size.Load()), nil)}
 	if list {
-		w.Raw("[")
+		rw.w.Raw("[")
 	}
-	var plan *rowPlan
-	var planned *orm.RowShape
-	ok, err = s.orm.FindRows(ctx, m, c, pops, func(shape *orm.RowShape, vals []any) error {
-		if shape != planned {
-			var err error
-			if plan, err = s.plan(m, shape); err != nil {
-				return err
-			}
-			planned = shape
-		}
-		if n > 0 && list {
-			w.Raw(",")
-		}
-		n++
-		return plan.write(&w, vals)
-	})
+	ok, err = s.orm.FindRows(ctx, m, c, pops, rw.row)
 	if !ok || err != nil {
-		return nil, n, ok, err
+		return nil, rw.n, ok, err
 	}
 	if list {
-		w.Raw("]")
+		rw.w.Raw("]")
 	}
-	b := w.Bytes()
+	b := rw.w.Bytes()
 	size.Store(min(int64(len(b)), maxAnswerHint))
-	return b, n, true, nil
+	return b, rw.n, true, nil
+}
+
+// rowsWriter writes the records of one rowsJSON.
+type rowsWriter struct {
+	s       *Service
+	m       *model.Model
+	list    bool
+	w       jsonenc.Writer
+	plan    *rowPlan
+	planned *orm.RowShape // the shape plan is for
+	n       int
+}
+
+func (rw *rowsWriter) row(shape *orm.RowShape, vals []any) error {
+	if shape != rw.planned {
+		plan, err := rw.s.plan(rw.m, shape)
+		if err != nil {
+			return err
+		}
+		rw.plan, rw.planned = plan, shape
+	}
+	if rw.n > 0 && rw.list {
+		rw.w.Raw(",")
+	}
+	rw.n++
+	return rw.plan.write(&rw.w, vals)
 }
 
 // planSlot keeps a model's last rowPlan with the shape it was made for.

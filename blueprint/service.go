@@ -144,7 +144,7 @@ func (s *Service) find(ctx context.Context, ps *pubsub, m *model.Model, o *Optio
 	if err != nil {
 		return nil, err
 	}
-	if raw && (ps.n == nil || ps.socket == "") {
+	if raw && (ps.n == nil || ps.socket == "") && s.orm.RowsReadable(ctx, m, c, pops) {
 		// No socket to watch the model or subscribe to the records: the
 		// answer is all the records are for.
 		body, _, ok, err := s.rowsJSON(ctx, m, c, pops, true)
@@ -202,7 +202,7 @@ func (s *Service) findOne(ctx context.Context, ps *pubsub, m *model.Model, o *Op
 // readOne answers findOne's read of c with pops; with raw (Request.RawBody)
 // and no socket to subscribe, with its JSON written as its row is read.
 func (s *Service) readOne(ctx context.Context, ps *pubsub, m *model.Model, c *criteria.Criteria, pops []orm.Populate, raw bool) (*Result, error) {
-	if raw && (ps.n == nil || ps.socket == "") {
+	if raw && (ps.n == nil || ps.socket == "") && s.orm.RowsReadable(ctx, m, &criteria.Criteria{Limit: 2}, pops) {
 		one := *c
 		one.Limit, one.Skip, one.Sort = 2, 0, nil // as FindOne reads
 		body, n, ok, err := s.rowsJSON(ctx, m, &one, pops, false)

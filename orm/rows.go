@@ -113,9 +113,14 @@ func (o *ORM) rowsReadable(ctx context.Context, e *entry, c *criteria.Criteria, 
 	}
 	// As e.query sets the limit, and Find decides whether it reads few.
 	few := c.Limit != 0 && c.Limit <= 2 || c.Limit == 0 && c.Noop
-	for _, p := range pops {
+	for _, p := range pops { // the cheap refusals first: collections
 		attr := e.model.Attributes[p.Attr]
-		if attr == nil || attr.Assoc == nil || o.joinable(e, attr, p) == nil || !few && !e.joinsPages(p.Attr) {
+		if attr == nil || attr.Assoc == nil || attr.Assoc.Kind != model.BelongsTo || p.Criteria != nil {
+			return false
+		}
+	}
+	for _, p := range pops {
+		if o.joinable(e, e.model.Attributes[p.Attr], p) == nil || !few && !e.joinsPages(p.Attr) {
 			return false
 		}
 	}
