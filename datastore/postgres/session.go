@@ -55,13 +55,7 @@ func (s *session) FindJoined(ctx context.Context, q *datastore.Query, joins []da
 
 // FindRows implements datastore.RowFinder, scanning as records does.
 func (s *session) FindRows(ctx context.Context, q *datastore.Query, joins []datastore.Join, each func(*datastore.Row) error) error {
-	var st sqlgen.Stmt
-	var err error
-	if len(joins) == 0 {
-		st, err = sqlgen.Select(s.d, q)
-	} else {
-		st, err = sqlgen.SelectJoined(s.d, q, joins)
-	}
+	st, err := sqlgen.SelectRows(s.d, q, joins)
 	if err != nil {
 		return fmt.Errorf("find: %w", err)
 	}

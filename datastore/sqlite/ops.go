@@ -125,13 +125,7 @@ func findJoined(ctx context.Context, d *sqlgen.Dialect, r runner, q *datastore.Q
 }
 
 func findRows(ctx context.Context, d *sqlgen.Dialect, r runner, q *datastore.Query, joins []datastore.Join, each func(*datastore.Row) error) error {
-	var st sqlgen.Stmt
-	var err error
-	if len(joins) == 0 {
-		st, err = sqlgen.Select(d, q)
-	} else {
-		st, err = sqlgen.SelectJoined(d, q, joins)
-	}
+	st, err := sqlgen.SelectRows(d, q, joins)
 	if err != nil {
 		return fmt.Errorf("find: %w", err)
 	}

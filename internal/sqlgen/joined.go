@@ -117,6 +117,15 @@ func DriverRecords(rows driver.Rows, dest []driver.Value, cols []*datastore.Colu
 // allocation, and a large LIMIT that few rows meet costs no large one.
 const maxPresized = 100
 
+// SelectRows compiles the read of a datastore.RowFinder: q with joins
+// (SelectJoined), or without any, as Find reads it (Select).
+func SelectRows(d *Dialect, q *datastore.Query, joins []datastore.Join) (Stmt, error) {
+	if len(joins) == 0 {
+		return Select(d, q)
+	}
+	return SelectJoined(d, q, joins)
+}
+
 // SelectJoined compiles q reading, with each of its rows, the row of each
 // join's table whose primary key equals the join's column (a LEFT JOIN):
 // the result rows hold q's columns (q.Select, or all), then every column
