@@ -63,25 +63,16 @@ func (s *session) FindRows(ctx context.Context, q *datastore.Query, joins []data
 	if err != nil {
 		return fmt.Errorf("find %s: %w", q.Table.Name, err)
 	}
-	defer rows.Close()
-	cells, dest := scanners(rows.FieldDescriptions(), st.Columns)
-	row := &datastore.Row{Columns: st.Columns, Nests: st.Nests, Values: make([]any, len(st.Columns))}
-	for rows.Next() {
-		if err := rows.Scan(dest...); err != nil {
-			return fmt.Errorf("find %s: %w", q.Table.Name, err)
-		}
-		for i, c := range st.Columns {
-			v, err := cells[i].value(c.Kind)
-			if err != nil {
-				return fmt.Errorf("find %s: column %s: %w", q.Table.Name, c.Name, err)
-			}
-			row.Values[i] = v
-		}
-		if err := each(row); err != nil {
-			return err
-		}
+	// each's own errors come back as they are, the read's wrapped.
+	var eachErr error
+	err = eachRow(rows, st.Columns, st.Nests, func(row *datastore.Row) error {
+		eachErr = each(row)
+		return eachErr
+	})
+	if eachErr != nil {
+		return eachErr
 	}
-	if err := rows.Err(); err != nil {
+	if err != nil {
 		return fmt.Errorf("find %s: %w", q.Table.Name, err)
 	}
 	return nil
@@ -407,25 +398,40 @@ func (s *session) records(ctx context.Context, st sqlgen.Stmt) ([]datastore.Reco
 // scan reads rows whose columns are cols, the columns of joined rows
 // nested as nests say (see sqlgen.NestedRecord).
 func scan(rows pgx.Rows, cols []*datastore.Column, nests ...sqlgen.Nest) ([]datastore.Record, error) {
+	out := []datastore.Record{}
+	err := eachRow(rows, cols, nests, func(row *datastore.Row) error {
+		out = append(out, sqlgen.RecordOf(row))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// eachRow hands each of rows, whose columns are cols (joined rows placed
+// as nests say), to each with its values decoded, in one Row reused from
+// row to row; it closes rows.
+func eachRow(rows pgx.Rows, cols []*datastore.Column, nests []sqlgen.Nest, each func(*datastore.Row) error) error {
 	defer rows.Close()
 	cells, dest := scanners(rows.FieldDescriptions(), cols)
-	var vals []any
-	if len(nests) > 0 {
-		vals = make([]any, len(cols))
-	}
-	value := func(i int) (any, error) { return cells[i].value(cols[i].Kind) }
-	out := []datastore.Record{}
+	row := &datastore.Row{Columns: cols, Nests: nests, Values: make([]any, len(cols))}
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
-			return nil, err
+			return err
 		}
-		rec, err := sqlgen.RowRecord(cols, nests, vals, value)
-		if err != nil {
-			return nil, err
+		for i, c := range cols {
+			v, err := cells[i].value(c.Kind)
+			if err != nil {
+				return fmt.Errorf("column %s: %w", c.Name, err)
+			}
+			row.Values[i] = v
 		}
-		out = append(out, rec)
+		if err := each(row); err != nil {
+			return err
+		}
 	}
-	return out, rows.Err()
+	return rows.Err()
 }
 
 // cell is the scan destination of one result column. Columns of the

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -280,40 +279,15 @@ func sqlEachRow(ctx context.Context, r runner, st sqlgen.Stmt, each func(*datast
 
 // sqlRecords runs st through database/sql and reads its records.
 func sqlRecords(ctx context.Context, r runner, st sqlgen.Stmt) ([]datastore.Record, error) {
-	rows, err := r.query(ctx, st.SQL, st.Args)
+	out := []datastore.Record{}
+	err := sqlEachRow(ctx, r, st, func(row *datastore.Row) error {
+		out = append(out, sqlgen.RecordOf(row))
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	return scan(rows, st.Columns, st.Nests...)
-}
-
-// scan reads rows whose columns are cols, the columns of joined rows
-// nested as nests say (see sqlgen.NestedRecord).
-func scan(rows *sql.Rows, cols []*datastore.Column, nests ...sqlgen.Nest) ([]datastore.Record, error) {
-	vals := make([]any, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	// Decoded in place when nested: Scan sets every value again.
-	var scratch []any
-	if len(nests) > 0 {
-		scratch = vals
-	}
-	value := func(i int) (any, error) { return sqlgen.Decode(cols[i].Kind, vals[i]) }
-	out := []datastore.Record{}
-	for rows.Next() {
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, err
-		}
-		rec, err := sqlgen.RowRecord(cols, nests, scratch, value)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, rec)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // classify turns a unique violation into *datastore.UniqueError, reading

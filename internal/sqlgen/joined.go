@@ -270,3 +270,16 @@ func DecodeRow(row *datastore.Row) error {
 	}
 	return nil
 }
+
+// RecordOf returns the record Find (or FindJoined, with nests) makes of
+// row: its own columns, and under each nest's Key its joined row or nil.
+func RecordOf(row *datastore.Row) datastore.Record {
+	if len(row.Nests) > 0 {
+		return NestedRecord(row.Columns, row.Nests, row.Values)
+	}
+	rec := make(datastore.Record, len(row.Columns))
+	for i, c := range row.Columns {
+		rec[c.Name] = row.Values[i]
+	}
+	return rec
+}
