@@ -17,6 +17,7 @@
 //
 //	floor -addr 127.0.0.1:18641 -sqlite app/.tmp/default.db
 //	floor -addr 127.0.0.1:18641 -postgres 'postgres://...&search_path=schema'
+//	floor ... -debug 127.0.0.1:9091   # Go's profiler at /debug/pprof/, to set beside Skiff's
 package main
 
 import (
@@ -28,6 +29,7 @@ import (
 	"log"
 	"math"
 	"net/http"
+	_ "net/http/pprof" // served on -debug's address only
 	"os"
 	"strconv"
 	"sync"
@@ -78,7 +80,13 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:18641", "address to listen on")
 	sqlitePath := flag.String("sqlite", "", "the SQLite file Skiff serves")
 	pgURL := flag.String("postgres", "", "the PostgreSQL URL Skiff serves (with its search_path)")
+	debugAddr := flag.String("debug", "", "address for Go's profiler (/debug/pprof/), as Skiff's admin.addr; off when empty")
 	flag.Parse()
+	if *debugAddr != "" {
+		// The profiler listens apart, so that the measured routes stay the
+		// floor's only ones.
+		go func() { log.Fatal(http.ListenAndServe(*debugAddr, nil)) }()
+	}
 	ctx := context.Background()
 	var (
 		st  store
