@@ -16,12 +16,18 @@ var (
 // CreateGuarded implements datastore.GuardedCreator on the write
 // connection: SQLite has one writer, so nothing can delete a guard's row
 // between the statement's check and its insert, and the statement needs
-// neither lock nor transaction of its own.
+// neither lock nor transaction of its own (writeOne).
 func (db *DB) CreateGuarded(ctx context.Context, t *datastore.Table, rec datastore.Record, guards []datastore.Guard) (datastore.Record, error) {
 	if err := db.check(); err != nil {
 		return nil, err
 	}
-	return createGuarded(ctx, db.d, runner{cache: db.writes}, t, rec, guards)
+	var out datastore.Record
+	err := db.writeOne(ctx, func(ctx context.Context, a datastore.Adapter) error {
+		var err error
+		out, err = a.(*tx).CreateGuarded(ctx, t, rec, guards)
+		return err
+	})
+	return out, err
 }
 
 // CreateGuarded implements datastore.GuardedCreator in the transaction.

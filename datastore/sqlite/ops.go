@@ -59,15 +59,12 @@ func (db *DB) Create(ctx context.Context, t *datastore.Table, recs []datastore.R
 	if err := db.check(); err != nil {
 		return nil, err
 	}
-	if len(recs) <= 1 {
-		return create(ctx, db.d, runner{cache: db.writes}, t, recs)
-	}
 	var out []datastore.Record
-	err := db.InTx(ctx, func(ctx context.Context, tx datastore.Adapter) error {
+	err := db.inGroup(ctx, func(ctx context.Context, tx datastore.Adapter) error {
 		var err error
 		out, err = tx.Create(ctx, t, recs)
 		return err
-	})
+	}, len(recs) <= 1)
 	return out, err
 }
 
@@ -76,7 +73,13 @@ func (db *DB) Update(ctx context.Context, q *datastore.Query, values datastore.R
 	if err := db.check(); err != nil {
 		return nil, err
 	}
-	return update(ctx, db.d, runner{cache: db.writes}, q, values)
+	var out []datastore.Record
+	err := db.writeOne(ctx, func(ctx context.Context, tx datastore.Adapter) error {
+		var err error
+		out, err = tx.Update(ctx, q, values)
+		return err
+	})
+	return out, err
 }
 
 // Destroy implements datastore.Adapter with one DELETE ... RETURNING.
@@ -84,7 +87,13 @@ func (db *DB) Destroy(ctx context.Context, q *datastore.Query) ([]datastore.Reco
 	if err := db.check(); err != nil {
 		return nil, err
 	}
-	return destroy(ctx, db.d, runner{cache: db.writes}, q)
+	var out []datastore.Record
+	err := db.writeOne(ctx, func(ctx context.Context, tx datastore.Adapter) error {
+		var err error
+		out, err = tx.Destroy(ctx, q)
+		return err
+	})
+	return out, err
 }
 
 func find(ctx context.Context, d *sqlgen.Dialect, r runner, q *datastore.Query) ([]datastore.Record, error) {

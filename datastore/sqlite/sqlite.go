@@ -6,7 +6,8 @@
 // Writes queue for the write connection in Go instead of spinning on
 // SQLITE_BUSY, and in WAL mode readers never wait for the writer, so many
 // concurrent writers see neither lost rows nor "database is locked".
-// Transactions (InTx) start with BEGIN IMMEDIATE on the write connection.
+// Transactions (InTx) start with BEGIN IMMEDIATE on the write connection,
+// and those that queue meanwhile share a commit (group.go).
 package sqlite
 
 import (
@@ -40,6 +41,8 @@ type DB struct {
 	closed atomic.Bool
 	// where is the database file for Describe ("" in memory).
 	where string
+	// group queues the transactions for the write connection (InTx).
+	group committer
 }
 
 var (

@@ -2,40 +2,9 @@ package sqlite
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/skiffhq/skiff/datastore"
 )
-
-// InTx runs fn in a transaction begun with BEGIN IMMEDIATE on the write
-// connection, so it holds SQLite's write lock from the start and never
-// fails to upgrade a read lock halfway. fn must use the Adapter it is given:
-// the DB's own write methods wait for the connection the transaction
-// holds. The transaction commits when fn returns nil and rolls back when
-// it returns an error or panics.
-func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context, tx datastore.Adapter) error) (err error) {
-	if err := db.check(); err != nil {
-		return err
-	}
-	sqltx, err := db.write.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	committed := false
-	defer func() {
-		if !committed {
-			sqltx.Rollback()
-		}
-	}()
-	if err := fn(ctx, &tx{db: db, r: runner{cache: db.writes, tx: sqltx}}); err != nil {
-		return err
-	}
-	committed = true
-	if err := sqltx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	return nil
-}
 
 // tx is the Adapter inside InTx: it reads and writes through the
 // transaction, so it sees its own writes.

@@ -1,0 +1,314 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/skiffhq/skiff/datastore"
+)
+
+// Group commit. SQLite has one writer, so transactions queue for the
+// write connection anyway; what a transaction costs beyond its statements
+// is mostly its commit (the WAL frames written, the wal-index updated).
+// The transactions that queue while one runs therefore run together, in
+// the next transaction, each inside a savepoint of its own, and commit
+// once: under concurrent writes a commit is shared, and a transaction
+// that finds no other waiting starts at once, so a lone writer waits for
+// nothing. Each caller still gets its own outcome: a function that fails
+// is rolled back to its savepoint and gets its error, the others commit;
+// when the commit itself fails, every function of the group gets that
+// error, since none of their writes were kept.
+
+// maxGroup bounds how many transactions share a commit, so that the first
+// of a group is answered after a bounded number of others.
+const maxGroup = 32
+
+// txJob is one InTx call waiting for, or running in, a group.
+type txJob struct {
+	ctx context.Context
+	fn  func(ctx context.Context, tx datastore.Adapter) error
+	// single is set for one statement, which needs no transaction of its
+	// own when it runs alone.
+	single bool
+	// wake receives true when the job's caller is to lead the next group,
+	// false when the job has run and err (or panicked) is its outcome.
+	wake     chan bool
+	err      error
+	panicked bool
+	panicVal any
+	state    jobState // guarded by committer.mu
+}
+
+type jobState uint8
+
+const (
+	jobQueued jobState = iota
+	jobLeading
+	jobTaken
+)
+
+// committer queues InTx calls for the write connection; one caller at a
+// time leads, running the queued calls in groups.
+type committer struct {
+	mu      sync.Mutex
+	queue   []*txJob
+	leading bool
+}
+
+// InTx runs fn in a transaction on the write connection, begun with BEGIN
+// IMMEDIATE so that it holds SQLite's write lock from the start and never
+// fails to upgrade a read lock halfway. fn must use the Adapter it is
+// given: the DB's own write methods wait for the connection the
+// transaction holds. fn's writes are kept when it returns nil and the
+// transaction commits, and undone when it returns an error or panics (the
+// panic goes on in the caller).
+//
+// Calls that queue while another runs share its successor's transaction,
+// each in a savepoint (see Group commit above), so fn may run on another
+// goroutine than its caller's, and, once it has started, runs to its end
+// even if ctx is cancelled: its statements share a transaction with other
+// callers', which SQLite would roll back whole if one of them were
+// interrupted. A call whose ctx ends before fn starts returns ctx's error.
+func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context, tx datastore.Adapter) error) error {
+	if err := db.check(); err != nil {
+		return err
+	}
+	return db.inGroup(ctx, fn, false)
+}
+
+// writeOne runs fn, which makes one statement, on the write connection:
+// on its own, as the statement's own transaction, when no other write
+// waits; in a group otherwise, so that writes under load share commits.
+func (db *DB) writeOne(ctx context.Context, fn func(ctx context.Context, tx datastore.Adapter) error) error {
+	if err := db.check(); err != nil {
+		return err
+	}
+	return db.inGroup(ctx, fn, true)
+}
+
+// inGroup queues fn for the write connection and waits for its outcome,
+// leading the group when no one else does.
+func (db *DB) inGroup(ctx context.Context, fn func(ctx context.Context, tx datastore.Adapter) error, single bool) error {
+	job := &txJob{ctx: ctx, fn: fn, single: single, wake: make(chan bool, 1)}
+	c := &db.group
+	c.mu.Lock()
+	c.queue = append(c.queue, job)
+	if !c.leading {
+		c.leading = true
+		job.state = jobLeading
+		c.mu.Unlock()
+		db.lead()
+		return job.outcome()
+	}
+	c.mu.Unlock()
+	var lead bool
+	select {
+	case lead = <-job.wake:
+	case <-ctx.Done():
+		c.mu.Lock()
+		if job.state == jobQueued {
+			c.remove(job)
+			c.mu.Unlock()
+			return ctx.Err()
+		}
+		c.mu.Unlock()
+		lead = <-job.wake
+	}
+	if lead {
+		db.lead()
+	}
+	return job.outcome()
+}
+
+// outcome returns the job's error, or goes on with its function's panic.
+func (j *txJob) outcome() error {
+	if j.panicked {
+		panic(j.panicVal)
+	}
+	return j.err
+}
+
+// remove drops a queued job that will not run. c.mu is held.
+func (c *committer) remove(job *txJob) {
+	for i, j := range c.queue {
+		if j == job {
+			c.queue = append(c.queue[:i], c.queue[i+1:]...)
+			return
+		}
+	}
+}
+
+// take moves up to n queued jobs into the running group. c.mu is held.
+func (c *committer) take(n int) []*txJob {
+	n = min(n, len(c.queue))
+	jobs := make([]*txJob, n)
+	copy(jobs, c.queue)
+	for _, j := range jobs {
+		j.state = jobTaken
+	}
+	c.queue = c.queue[:copy(c.queue, c.queue[n:])]
+	return jobs
+}
+
+// lead runs the queued jobs, and those that queue while they run, up to
+// maxGroup, then hands the lead to the next queued caller, so that no
+// caller leads for longer than one group.
+func (db *DB) lead() {
+	c := &db.group
+	c.mu.Lock()
+	jobs := c.take(maxGroup)
+	c.mu.Unlock()
+	if len(jobs) == 1 && jobs[0].single {
+		// Alone: the statement is its own transaction, and a cancelled
+		// context interrupts nothing but it.
+		j := jobs[0]
+		j.err, j.panicked, j.panicVal = call(j.ctx, j.fn, &tx{db: db, r: runner{cache: db.writes}})
+		j.wake <- false
+		jobs = nil
+	}
+	budget := maxGroup - len(jobs)
+	for len(jobs) > 0 {
+		jobs = db.runTx(jobs, &budget)
+	}
+	c.mu.Lock()
+	if len(c.queue) > 0 {
+		next := c.queue[0]
+		next.state = jobLeading
+		next.wake <- true
+	} else {
+		c.leading = false
+	}
+	c.mu.Unlock()
+}
+
+// runTx runs jobs, and the jobs that queue meanwhile while budget lasts, in
+// one transaction, and wakes each that ran with its outcome. It returns the
+// jobs it took but did not run, for a transaction of their own: those after
+// a first job that failed, whose rollback took the transaction with it.
+func (db *DB) runTx(jobs []*txJob, budget *int) (rest []*txJob) {
+	var ran []*txJob
+	defer func() {
+		for _, j := range ran {
+			j.wake <- false
+		}
+	}()
+	// The transaction is no caller's own: its context must not end it.
+	sqltx, err := db.write.BeginTx(context.WithoutCancel(jobs[0].ctx), nil)
+	if err != nil {
+		for _, j := range jobs {
+			j.err = fmt.Errorf("begin: %w", err)
+		}
+		ran = jobs
+		return nil
+	}
+	g := &groupTx{db: db, sqltx: sqltx}
+	for len(jobs) > 0 {
+		for i, j := range jobs {
+			ran = append(ran, j)
+			if g.run(j) {
+				continue
+			}
+			// The transaction is lost: what it held is undone.
+			sqltx.Rollback()
+			for _, k := range ran[:len(ran)-1] {
+				if k.err == nil && !k.panicked {
+					k.err = g.broken
+				}
+			}
+			return jobs[i+1:]
+		}
+		if *budget <= 0 {
+			break
+		}
+		db.group.mu.Lock()
+		jobs = db.group.take(*budget)
+		db.group.mu.Unlock()
+		*budget -= len(jobs)
+	}
+	if g.kept == 0 {
+		sqltx.Rollback()
+		return nil
+	}
+	if err := sqltx.Commit(); err != nil {
+		for _, j := range ran {
+			if j.err == nil && !j.panicked {
+				j.err = fmt.Errorf("commit: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// groupTx is one group's transaction.
+type groupTx struct {
+	db    *DB
+	sqltx *sql.Tx
+	// kept counts the jobs whose writes the transaction holds.
+	kept int
+	// broken says why the transaction cannot go on, once run has
+	// returned false.
+	broken error
+}
+
+// run runs j in the transaction and reports whether the transaction can
+// go on. A job with writes before it to protect runs in a savepoint, to
+// which it is rolled back when it fails; the first runs without one: when
+// it fails, the whole transaction is rolled back, undoing nothing else.
+func (g *groupTx) run(j *txJob) bool {
+	if err := j.ctx.Err(); err != nil {
+		j.err = err
+		return true
+	}
+	ctx := context.WithoutCancel(j.ctx)
+	r := runner{cache: g.db.writes, tx: g.sqltx}
+	guarded := g.kept > 0
+	if guarded {
+		if _, err := r.exec(ctx, "SAVEPOINT skiff_group", nil); err != nil {
+			j.err = fmt.Errorf("savepoint: %w", err)
+			g.broken = j.err
+			return false
+		}
+	}
+	j.err, j.panicked, j.panicVal = call(ctx, j.fn, &tx{db: g.db, r: r})
+	failed := j.err != nil || j.panicked
+	switch {
+	case !guarded && failed:
+		g.broken = errors.New("sqlite: an earlier transaction of the group failed")
+		return false
+	case !guarded:
+		g.kept++
+		return true
+	case failed:
+		_, err := r.exec(ctx, "ROLLBACK TO skiff_group", nil)
+		if err == nil {
+			_, err = r.exec(ctx, "RELEASE skiff_group", nil)
+		}
+		if err != nil {
+			// SQLite rolled the whole transaction back (an I/O error, a full
+			// disk): the jobs before this one lost their writes too.
+			g.broken = fmt.Errorf("transaction rolled back by a failure of another in its group: %w", err)
+			return false
+		}
+		return true
+	}
+	if _, err := r.exec(ctx, "RELEASE skiff_group", nil); err != nil {
+		j.err = fmt.Errorf("release savepoint: %w", err)
+		g.broken = j.err
+		return false
+	}
+	g.kept++
+	return true
+}
+
+// call runs fn, turning a panic into its value.
+func call(ctx context.Context, fn func(ctx context.Context, tx datastore.Adapter) error, a datastore.Adapter) (err error, panicked bool, val any) {
+	defer func() {
+		if v := recover(); v != nil {
+			panicked, val = true, v
+		}
+	}()
+	return fn(ctx, a), false, nil
+}
