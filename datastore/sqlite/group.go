@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 
 	"github.com/skiffhq/skiff/datastore"
@@ -39,7 +40,10 @@ type txJob struct {
 	err      error
 	panicked bool
 	panicVal any
-	state    jobState // guarded by committer.mu
+	// goexit is set when the function called runtime.Goexit (a test's
+	// t.FailNow).
+	goexit bool
+	state  jobState // guarded by committer.mu
 }
 
 type jobState uint8
@@ -72,6 +76,10 @@ type committer struct {
 // even if ctx is cancelled: its statements share a transaction with other
 // callers', which SQLite would roll back whole if one of them were
 // interrupted. A call whose ctx ends before fn starts returns ctx's error.
+// A panic in fn goes on in its caller, after fn's writes are undone; a
+// runtime.Goexit in fn (a test's t.FailNow) also ends the goroutine fn ran
+// on, which may be another caller's, and abandons the whole transaction:
+// its other callers get an error, and nothing of it is kept.
 func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context, tx datastore.Adapter) error) error {
 	if err := db.check(); err != nil {
 		return err
@@ -123,12 +131,39 @@ func (db *DB) inGroup(ctx context.Context, fn func(ctx context.Context, tx datas
 	return job.outcome()
 }
 
-// outcome returns the job's error, or goes on with its function's panic.
+// outcome returns the job's error, or goes on with its function's panic
+// or runtime.Goexit.
 func (j *txJob) outcome() error {
 	if j.panicked {
 		panic(j.panicVal)
 	}
+	if j.goexit {
+		runtime.Goexit()
+	}
 	return j.err
+}
+
+// failed reports whether the job's function did not return nil.
+func (j *txJob) failed() bool { return j.err != nil || j.panicked || j.goexit }
+
+// run calls the job's function with a, keeping a panic as the job's. A
+// runtime.Goexit cannot be stopped: it is noted, and goes on unwinding the
+// goroutine running the group, whose deferred calls end the group (see
+// runTx) and hand the lead on (see lead).
+func (j *txJob) run(ctx context.Context, a datastore.Adapter) {
+	normal := false
+	defer func() {
+		if normal {
+			return
+		}
+		if v := recover(); v != nil {
+			j.panicked, j.panicVal = true, v
+			return
+		}
+		j.goexit = true
+	}()
+	j.err = j.fn(ctx, a)
+	normal = true
 }
 
 // remove drops a queued job that will not run. c.mu is held.
@@ -158,6 +193,7 @@ func (c *committer) take(n int) []*txJob {
 // caller leads for longer than one group.
 func (db *DB) lead() {
 	c := &db.group
+	defer c.handOff()
 	c.mu.Lock()
 	jobs := c.take(maxGroup)
 	c.mu.Unlock()
@@ -165,56 +201,90 @@ func (db *DB) lead() {
 		// Alone: the statement is its own transaction, and a cancelled
 		// context interrupts nothing but it.
 		j := jobs[0]
-		j.err, j.panicked, j.panicVal = call(j.ctx, j.fn, &tx{db: db, r: runner{cache: db.writes}})
-		j.wake <- false
+		func() {
+			defer func() { j.wake <- false }()
+			j.run(j.ctx, &tx{db: db, r: runner{cache: db.writes}})
+		}()
 		jobs = nil
 	}
 	budget := maxGroup - len(jobs)
 	for len(jobs) > 0 {
 		jobs = db.runTx(jobs, &budget)
 	}
+}
+
+// handOff gives the lead to the first queued caller, or ends it.
+func (c *committer) handOff() {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	if len(c.queue) > 0 {
 		next := c.queue[0]
 		next.state = jobLeading
 		next.wake <- true
-	} else {
-		c.leading = false
+		return
 	}
-	c.mu.Unlock()
+	c.leading = false
 }
 
 // runTx runs jobs, and the jobs that queue meanwhile while budget lasts, in
 // one transaction, and wakes each that ran with its outcome. It returns the
 // jobs it took but did not run, for a transaction of their own: those after
 // a first job that failed, whose rollback took the transaction with it.
-func (db *DB) runTx(jobs []*txJob, budget *int) (rest []*txJob) {
-	var ran []*txJob
+func (db *DB) runTx(jobs []*txJob, budget *int) []*txJob {
+	g := &groupTx{db: db, taken: jobs}
+	returned := false
 	defer func() {
-		for _, j := range ran {
+		if !returned {
+			// A function called runtime.Goexit, which unwinds this goroutine:
+			// the transaction is abandoned, and every function taken for it
+			// is told so.
+			g.abandon()
+		}
+		for _, j := range g.ran {
 			j.wake <- false
 		}
 	}()
+	rest := g.runAll(jobs, budget)
+	returned = true
+	return rest
+}
+
+// groupTx is one group's transaction.
+type groupTx struct {
+	db    *DB
+	sqltx *sql.Tx
+	// taken holds the jobs taken for the transaction, ran those run (or
+	// refused) in it, to be woken.
+	taken, ran []*txJob
+	// kept counts the jobs whose writes the transaction holds.
+	kept int
+	// broken says why the transaction cannot go on, once run has
+	// returned false.
+	broken error
+}
+
+// runAll is runTx's work.
+func (g *groupTx) runAll(jobs []*txJob, budget *int) []*txJob {
 	// The transaction is no caller's own: its context must not end it.
-	sqltx, err := db.write.BeginTx(context.WithoutCancel(jobs[0].ctx), nil)
+	sqltx, err := g.db.write.BeginTx(context.WithoutCancel(jobs[0].ctx), nil)
 	if err != nil {
 		for _, j := range jobs {
 			j.err = fmt.Errorf("begin: %w", err)
 		}
-		ran = jobs
+		g.ran = jobs
 		return nil
 	}
-	g := &groupTx{db: db, sqltx: sqltx}
+	g.sqltx = sqltx
 	for len(jobs) > 0 {
 		for i, j := range jobs {
-			ran = append(ran, j)
+			g.ran = append(g.ran, j)
 			if g.run(j) {
 				continue
 			}
 			// The transaction is lost: what it held is undone.
 			sqltx.Rollback()
-			for _, k := range ran[:len(ran)-1] {
-				if k.err == nil && !k.panicked {
+			for _, k := range g.ran[:len(g.ran)-1] {
+				if !k.failed() {
 					k.err = g.broken
 				}
 			}
@@ -223,9 +293,10 @@ func (db *DB) runTx(jobs []*txJob, budget *int) (rest []*txJob) {
 		if *budget <= 0 {
 			break
 		}
-		db.group.mu.Lock()
-		jobs = db.group.take(*budget)
-		db.group.mu.Unlock()
+		g.db.group.mu.Lock()
+		jobs = g.db.group.take(*budget)
+		g.db.group.mu.Unlock()
+		g.taken = append(g.taken, jobs...)
 		*budget -= len(jobs)
 	}
 	if g.kept == 0 {
@@ -233,8 +304,8 @@ func (db *DB) runTx(jobs []*txJob, budget *int) (rest []*txJob) {
 		return nil
 	}
 	if err := sqltx.Commit(); err != nil {
-		for _, j := range ran {
-			if j.err == nil && !j.panicked {
+		for _, j := range g.ran {
+			if !j.failed() {
 				j.err = fmt.Errorf("commit: %w", err)
 			}
 		}
@@ -242,15 +313,19 @@ func (db *DB) runTx(jobs []*txJob, budget *int) (rest []*txJob) {
 	return nil
 }
 
-// groupTx is one group's transaction.
-type groupTx struct {
-	db    *DB
-	sqltx *sql.Tx
-	// kept counts the jobs whose writes the transaction holds.
-	kept int
-	// broken says why the transaction cannot go on, once run has
-	// returned false.
-	broken error
+// abandon ends a transaction left by a Goexit: it is rolled back, and
+// every job taken for it that has no outcome of its own gets
+// errAbandoned.
+func (g *groupTx) abandon() {
+	if g.sqltx != nil {
+		g.sqltx.Rollback()
+	}
+	for _, j := range g.taken {
+		if !j.failed() {
+			j.err = errAbandoned
+		}
+	}
+	g.ran = g.taken
 }
 
 // run runs j in the transaction and reports whether the transaction can
@@ -272,8 +347,8 @@ func (g *groupTx) run(j *txJob) bool {
 			return false
 		}
 	}
-	j.err, j.panicked, j.panicVal = call(ctx, j.fn, &tx{db: g.db, r: r})
-	failed := j.err != nil || j.panicked
+	j.run(ctx, &tx{db: g.db, r: r})
+	failed := j.failed()
 	switch {
 	case !guarded && failed:
 		g.broken = errors.New("sqlite: an earlier transaction of the group failed")
@@ -303,12 +378,6 @@ func (g *groupTx) run(j *txJob) bool {
 	return true
 }
 
-// call runs fn, turning a panic into its value.
-func call(ctx context.Context, fn func(ctx context.Context, tx datastore.Adapter) error, a datastore.Adapter) (err error, panicked bool, val any) {
-	defer func() {
-		if v := recover(); v != nil {
-			panicked, val = true, v
-		}
-	}()
-	return fn(ctx, a), false, nil
-}
+// errAbandoned is what the functions of a group get when one of them
+// called runtime.Goexit: the group's transaction was rolled back.
+var errAbandoned = errors.New("sqlite: transaction abandoned: a function of its group called runtime.Goexit")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -334,6 +335,80 @@ func TestGroupBounded(t *testing.T) {
 	wg.Wait()
 	slices.Sort(want)
 	if got := names(t, db, tbl); !slices.Equal(got, want) {
+		t.Fatalf("stored %q, want %q", got, want)
+	}
+}
+
+// TestGroupGoexit: a function that calls runtime.Goexit (a test's
+// t.FailNow) unwinds the goroutine running its group, which is another
+// caller's. The group's transaction is then abandoned: nothing of it is
+// stored, the functions taken for it get errAbandoned, the caller of the
+// Goexit goes on with it, and the next write finds the lead free.
+func TestGroupGoexit(t *testing.T) {
+	db := openFile(t)
+	tbl := groupTable(t, db)
+	ctx := context.Background()
+	create := func(name string) func(ctx context.Context, tx datastore.Adapter) error {
+		return func(ctx context.Context, tx datastore.Adapter) error {
+			_, err := tx.Create(ctx, tbl, []datastore.Record{{"name": name}})
+			return err
+		}
+	}
+	queued := func(n int) {
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+			db.group.mu.Lock()
+			k := len(db.group.queue)
+			db.group.mu.Unlock()
+			if k >= n {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("fewer than %d calls queued", n)
+			}
+		}
+	}
+	hold, started := make(chan struct{}), make(chan struct{})
+	leaderReturned, leaderGone := make(chan error, 1), make(chan struct{})
+	go func() {
+		defer close(leaderGone)
+		leaderReturned <- db.InTx(ctx, func(ctx context.Context, tx datastore.Adapter) error {
+			close(started)
+			<-hold
+			return create("leader")(ctx, tx)
+		})
+	}()
+	<-started
+	aReturned := make(chan error, 1)
+	go func() { aReturned <- db.InTx(ctx, create("a")) }()
+	queued(1)
+	bGone := make(chan struct{})
+	go func() {
+		defer close(bGone)
+		db.InTx(ctx, func(ctx context.Context, tx datastore.Adapter) error {
+			if err := create("b")(ctx, tx); err != nil {
+				return err
+			}
+			runtime.Goexit()
+			return nil
+		})
+		t.Error("InTx returned after its function called runtime.Goexit")
+	}()
+	queued(2)
+	close(hold)
+	<-bGone
+	<-leaderGone
+	select {
+	case err := <-leaderReturned:
+		t.Errorf("the group's goroutine returned (%v); the Goexit ran on it", err)
+	default:
+	}
+	if err := <-aReturned; !errors.Is(err, errAbandoned) {
+		t.Errorf("a: %v, want errAbandoned", err)
+	}
+	if _, err := db.Create(ctx, tbl, []datastore.Record{{"name": "after"}}); err != nil {
+		t.Fatalf("a write after the abandoned group: %v", err)
+	}
+	if got, want := names(t, db, tbl), []string{"after"}; !slices.Equal(got, want) {
 		t.Fatalf("stored %q, want %q", got, want)
 	}
 }
