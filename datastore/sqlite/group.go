@@ -200,11 +200,7 @@ func (db *DB) lead() {
 	if len(jobs) == 1 && jobs[0].single {
 		// Alone: the statement is its own transaction, and a cancelled
 		// context interrupts nothing but it.
-		j := jobs[0]
-		func() {
-			defer func() { j.wake <- false }()
-			j.run(j.ctx, &tx{db: db, r: runner{cache: db.writes}})
-		}()
+		db.runAlone(jobs[0])
 		jobs = nil
 	}
 	budget := maxGroup - len(jobs)
@@ -212,6 +208,15 @@ func (db *DB) lead() {
 		jobs = db.runTx(jobs, &budget)
 	}
 }
+
+// runAlone runs j, a single statement, as its own transaction.
+func (db *DB) runAlone(j *txJob) {
+	defer j.done()
+	j.run(j.ctx, &tx{db: db, r: runner{cache: db.writes}})
+}
+
+// done wakes the job's caller with its outcome.
+func (j *txJob) done() { j.wake <- false }
 
 // handOff gives the lead to the first queued caller, or ends it.
 func (c *committer) handOff() {
