@@ -5,11 +5,14 @@
 # handler, the log line at info) for each request kind with N1 and then N2 requests, and divides
 # the difference of the two runs' instruction counts by N2 - N1, so that the start and the
 # seeding fall out. With BASE (a git revision), that revision is measured the same way (the
-# benchmark file is copied into it when it has none) and the table gains the ratio.
+# benchmark file is copied into it when it has none) and the table gains the ratio. With FLOOR
+# set, the floor-* kinds are also counted in bench/floor's own handler (BenchmarkFloor, the same
+# requests on a file Skiff seeded), in a second table with Skiff's share of the floor's count.
 #
 #   bench/instructions.sh                          # this tree only
 #   BASE=419e567 bench/instructions.sh             # before/after
 #   KINDS="pet-42 pet-list" N1=100 N2=600 bench/instructions.sh
+#   FLOOR=1 KINDS="floor-42 floor-list floor-create" bench/instructions.sh  # also the floor's handler
 #
 # Needs valgrind. Go's asynchronous preemption is turned off (GODEBUG): callgrind cannot follow
 # its signals. So is the runtime's use of RDTSCP (GODEBUG cpu.rdtscp=off), which valgrind 3.19
@@ -31,6 +34,7 @@ command -v valgrind >/dev/null || { echo "bench: valgrind is missing" >&2; exit 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 go test -c -o "$work/head.test" .
+if [ -n "${FLOOR:-}" ]; then go test -c -o "$work/floor.test" ./bench/floor; fi
 sides=(head)
 if [ -n "$BASE" ]; then
   mkdir "$work/base"
@@ -49,11 +53,12 @@ if [ -n "$BASE" ]; then
 fi
 
 count() { # binary kind n: "instructions B/op allocs/op" of the whole run (in the tree it was built from: it reads examples/)
-  local dir=.
+  local dir=. bench="Request/$2"
   if [ "$1" = "$work/base.test" ]; then dir=$work/base; fi
+  if [ "$1" = "$work/floor.test" ]; then dir=bench/floor bench="Floor/${2#floor-}"; fi
   (cd "$dir" && GOMAXPROCS=1 GOGC=off GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off valgrind --tool=callgrind --callgrind-out-file=/dev/null \
-    "$1" -test.run '^$' -test.bench "Request/$2\$" -test.benchtime "${3}x" -test.benchmem 2>&1 |
-    awk '/^(FAIL|--- FAIL)/ { failed = 1 } /^BenchmarkRequest/ { bytes = $5; allocs = $7 } /Collected :/ { n = $4 }
+    "$1" -test.run '^$' -test.bench "$bench\$" -test.benchtime "${3}x" -test.benchmem 2>&1 |
+    awk '/^(FAIL|--- FAIL)/ { failed = 1 } /^Benchmark(Request|Floor)\// { bytes = $5; allocs = $7 } /Collected :/ { n = $4 }
       END { if (failed || n == "") exit 1; print n, bytes, allocs }') ||
     { echo "bench: $2 failed under valgrind" >&2; exit 1; }
 }
@@ -72,11 +77,13 @@ else
   echo "| request | instructions | B / allocs |"
   echo "|---|---|---|"
 fi
+declare -A head_ins=() head_mem=() # per kind, for the floor's table
 for kind in $KINDS; do
   declare -A ins=() mem=()
   for side in "${sides[@]}"; do
     read -r i b a < <(per_request "$work/$side.test" "$kind")
     ins[$side]=$i mem[$side]="$b / $a"
+    if [ "$side" = head ]; then head_ins[$kind]=$i head_mem[$kind]="$b / $a"; fi
   done
   if [ -n "$BASE" ]; then
     printf '| %s | %s | %s | %s | %s | %s |\n' "$kind" "${ins[base]}" "${ins[head]}" \
@@ -85,3 +92,16 @@ for kind in $KINDS; do
     printf '| %s | %s | %s |\n' "$kind" "${ins[head]}" "${mem[head]}"
   fi
 done
+
+if [ -n "${FLOOR:-}" ]; then
+  # The floor's handler (bench/floor, BenchmarkFloor) beside this tree's, for the floor-* kinds.
+  echo
+  echo "| request | Skiff instructions | floor instructions | Skiff/floor | Skiff B / allocs | floor B / allocs |"
+  echo "|---|---|---|---|---|---|"
+  for kind in $KINDS; do
+    [[ $kind == floor-* ]] || continue
+    read -r fi fb fa < <(per_request "$work/floor.test" "$kind")
+    printf '| %s | %s | %s | %s | %s | %s / %s |\n' "$kind" "${head_ins[$kind]}" "$fi" \
+      "$(awk -v a="${head_ins[$kind]}" -v b="$fi" 'BEGIN { printf "%.3f", a / b }')" "${head_mem[$kind]}" "$fb" "$fa"
+  done
+fi

@@ -105,11 +105,16 @@ func main() {
 		os.Exit(2)
 	}
 	srv := &server{st: st}
+	log.Fatal((&http.Server{Addr: *addr, Handler: srv.handler(), ReadHeaderTimeout: 10 * time.Second}).ListenAndServe())
+}
+
+// handler routes the floor's three requests.
+func (s *server) handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /pet/{id}", srv.findOne)
-	mux.HandleFunc("GET /pet", srv.find)
-	mux.HandleFunc("POST /pet", srv.create)
-	log.Fatal((&http.Server{Addr: *addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}).ListenAndServe())
+	mux.HandleFunc("GET /pet/{id}", s.findOne)
+	mux.HandleFunc("GET /pet", s.find)
+	mux.HandleFunc("POST /pet", s.create)
+	return mux
 }
 
 type server struct {
