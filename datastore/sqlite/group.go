@@ -14,11 +14,11 @@ import (
 // Group commit. SQLite has one writer, so transactions queue for the
 // write connection anyway; what a transaction costs beyond its statements
 // is mostly its commit (the WAL frames written, the wal-index updated).
-// The transactions that queue while one runs therefore run together, in
-// the next transaction, each inside a savepoint of its own, and commit
-// once: under concurrent writes a commit is shared, and a transaction
-// that finds no other waiting starts at once, so a lone writer waits for
-// nothing. Each caller still gets its own outcome: a function that fails
+// The transactions that queue while one runs therefore join it before it
+// commits (or, when it was a lone statement, run together in the next),
+// each inside a savepoint of its own, and commit once: under concurrent
+// writes a commit is shared, and a transaction that finds no other waiting
+// starts at once, so a lone writer waits for nothing. Each caller still gets its own outcome: a function that fails
 // is rolled back to its savepoint and gets its error, the others commit;
 // when the commit itself fails, every function of the group gets that
 // error, since none of their writes were kept.
@@ -70,7 +70,7 @@ type committer struct {
 // transaction commits, and undone when it returns an error or panics (the
 // panic goes on in the caller).
 //
-// Calls that queue while another runs share its successor's transaction,
+// Calls that queue while another runs join its transaction or the next,
 // each in a savepoint (see Group commit above), so fn may run on another
 // goroutine than its caller's, and, once it has started, runs to its end
 // even if ctx is cancelled: its statements share a transaction with other
