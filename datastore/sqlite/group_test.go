@@ -75,18 +75,21 @@ func holdLead(t *testing.T, db *DB, tbl *datastore.Table, fail bool) (release fu
 			t.Errorf("leader: %v", err)
 		}
 	}
-	queued = func(n int) {
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-			db.group.mu.Lock()
-			k := len(db.group.queue)
-			db.group.mu.Unlock()
-			if k >= n {
-				return
-			}
+	return release, func(n int) { waitQueued(t, db, n) }
+}
+
+// waitQueued waits until at least n calls wait in db's queue.
+func waitQueued(t *testing.T, db *DB, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		db.group.mu.Lock()
+		k := len(db.group.queue)
+		db.group.mu.Unlock()
+		if k >= n {
+			return
 		}
-		t.Fatalf("fewer than %d calls queued", n)
 	}
-	return release, queued
+	t.Fatalf("fewer than %d calls queued", n)
 }
 
 var errLeader = errors.New("leader failed on purpose")
@@ -354,19 +357,7 @@ func TestGroupGoexit(t *testing.T) {
 			return err
 		}
 	}
-	queued := func(n int) {
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
-			db.group.mu.Lock()
-			k := len(db.group.queue)
-			db.group.mu.Unlock()
-			if k >= n {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("fewer than %d calls queued", n)
-			}
-		}
-	}
+	queued := func(n int) { waitQueued(t, db, n) }
 	hold, started := make(chan struct{}), make(chan struct{})
 	leaderReturned, leaderGone := make(chan error, 1), make(chan struct{})
 	go func() {
