@@ -15,8 +15,9 @@ import (
 	"github.com/skiffhq/skiff/app"
 )
 
-// BenchmarkFloor measures the floor's handler in process, as
-// BenchmarkRequest (request_bench_test.go) measures Skiff's floor-* kinds:
+// BenchmarkFloor measures the floor's handler in process (with Skiff's
+// headers, and -bare without them: bare-*), as BenchmarkRequest
+// (request_bench_test.go) measures Skiff's floor-* kinds:
 // the same requests through httptest, no cookie, on a SQLite file of
 // bench/floor/app that Skiff made and seeded as bench/floor.sh does. Side
 // by side the two give Skiff's own share of a request without the network
@@ -29,12 +30,20 @@ func BenchmarkFloor(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	h := (&server{st: st}).handler()
+	floor := (&server{st: st, hd: newHeaders("skiff-development-session-secret")}).handler()
+	bare := (&server{st: st}).handler()
 	for _, rq := range []struct{ name, method, path string }{
 		{"list", http.MethodGet, "/pet?limit=30"},
 		{"42", http.MethodGet, "/pet/42"},
 		{"create", http.MethodPost, "/pet"},
+		{"bare-list", http.MethodGet, "/pet?limit=30"},
+		{"bare-42", http.MethodGet, "/pet/42"},
+		{"bare-create", http.MethodPost, "/pet"},
 	} {
+		h := floor
+		if strings.HasPrefix(rq.name, "bare-") {
+			h = bare
+		}
 		b.Run(rq.name, func(b *testing.B) {
 			b.ReportAllocs()
 			n := 0

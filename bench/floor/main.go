@@ -1,9 +1,13 @@
 // Command floor is the reference Skiff's REST speed is judged against
 // (issue 24): a minimal hand-written Go server for three routes of one
 // model, answering byte for byte as Skiff answers them for the app in
-// bench/floor/app, with nothing Skiff does beyond that (no sessions, ETags,
-// request ids, log lines, policies, validation beyond the required name,
-// notifications). It reads and writes the tables Skiff made, on the same
+// bench/floor/app, headers included: the first-visit session cookie, the
+// ETag and the request id (headers.go). It does nothing Skiff does beyond
+// its answers (no stored sessions, log lines, policies, validation beyond
+// the required name, notifications). With -bare it leaves those headers out
+// too, answering with the body, its type and length alone: what
+// bench/floor.sh also measures, to show what the headers cost. It reads and
+// writes the tables Skiff made, on the same
 // database: net/http, Skiff's SQLite file settings and pools (or a pgxpool
 // on PostgreSQL, as Skiff's adapter), prepared statements, one query per
 // answer (the owner joined), JSON appended by hand.
@@ -18,6 +22,8 @@
 //	floor -addr 127.0.0.1:18641 -sqlite app/.tmp/default.db
 //	floor -addr 127.0.0.1:18641 -postgres 'postgres://...&search_path=schema'
 //	floor ... -debug 127.0.0.1:9091   # Go's profiler at /debug/pprof/, to set beside Skiff's
+//	floor ... -bare                    # no session cookie, ETag or request id
+//	floor ... -secret S                # sign cookies as Skiff with session.secret S
 package main
 
 import (
@@ -81,6 +87,10 @@ func main() {
 	sqlitePath := flag.String("sqlite", "", "the SQLite file Skiff serves")
 	pgURL := flag.String("postgres", "", "the PostgreSQL URL Skiff serves (with its search_path)")
 	debugAddr := flag.String("debug", "", "address for Go's profiler (/debug/pprof/), as Skiff's admin.addr; off when empty")
+	bare := flag.Bool("bare", false, "answer without Skiff's session cookie, ETag and request id")
+	// Skiff's development secret, which it signs with when the app sets
+	// no session.secret (as bench/floor/app does not).
+	secret := flag.String("secret", "skiff-development-session-secret", "the session secret Skiff signs cookies with")
 	flag.Parse()
 	if *debugAddr != "" {
 		// The profiler listens apart, so that the measured routes stay the
@@ -105,6 +115,9 @@ func main() {
 		os.Exit(2)
 	}
 	srv := &server{st: st}
+	if !*bare {
+		srv.hd = newHeaders(*secret)
+	}
 	log.Fatal((&http.Server{Addr: *addr, Handler: srv.handler(), ReadHeaderTimeout: 10 * time.Second}).ListenAndServe())
 }
 
@@ -119,6 +132,7 @@ func (s *server) handler() http.Handler {
 
 type server struct {
 	st     store
+	hd     *headers // nil: -bare
 	bodies sync.Pool // *[]byte
 }
 
@@ -140,7 +154,7 @@ func (s *server) findOne(w http.ResponseWriter, r *http.Request) {
 	}
 	b := s.buf()
 	*b = appendPet(*b, &p)
-	s.send(w, b)
+	s.send(w, r, b)
 }
 
 func (s *server) find(w http.ResponseWriter, r *http.Request) {
@@ -169,7 +183,7 @@ func (s *server) find(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	*b = append(*b, ']')
-	s.send(w, b)
+	s.send(w, r, b)
 }
 
 func (s *server) create(w http.ResponseWriter, r *http.Request) {
@@ -195,7 +209,7 @@ func (s *server) create(w http.ResponseWriter, r *http.Request) {
 	}
 	b := s.buf()
 	*b = appendPet(*b, &p)
-	s.send(w, b)
+	s.send(w, r, b)
 }
 
 func (s *server) buf() *[]byte {
@@ -207,12 +221,19 @@ func (s *server) buf() *[]byte {
 	return &b
 }
 
-// send writes the body as Skiff does: JSON and a newline.
-func (s *server) send(w http.ResponseWriter, b *[]byte) {
+// send writes the body as Skiff does: JSON and a newline, with Skiff's
+// headers and framing (net/http's: Content-Length for a short body,
+// chunked for a longer one) unless -bare, which gives every body its
+// Content-Length.
+func (s *server) send(w http.ResponseWriter, r *http.Request, b *[]byte) {
 	*b = append(*b, '\n')
 	h := w.Header()
+	if s.hd != nil {
+		s.hd.set(w, r, *b, r.Method == http.MethodGet)
+	} else {
+		h["Content-Length"] = []string{strconv.Itoa(len(*b))}
+	}
 	h["Content-Type"] = []string{"application/json; charset=utf-8"}
-	h["Content-Length"] = []string{strconv.Itoa(len(*b))}
 	_, _ = w.Write(*b)
 	s.bodies.Put(b)
 }
