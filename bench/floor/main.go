@@ -132,7 +132,7 @@ func (s *server) handler() http.Handler {
 
 type server struct {
 	st     store
-	hd     *headers // nil: -bare
+	hd     *headers  // nil: -bare
 	bodies sync.Pool // *[]byte
 }
 
