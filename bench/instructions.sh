@@ -7,7 +7,8 @@
 # seeding fall out. With BASE (a git revision), that revision is measured the same way (the
 # benchmark file is copied into it when it has none) and the table gains the ratio. With FLOOR
 # set, the floor-* kinds are also counted in bench/floor's own handler (BenchmarkFloor, the same
-# requests on a file Skiff seeded), in a second table with Skiff's share of the floor's count.
+# requests on a file Skiff seeded), in a second table with Skiff's share of the floor's count (its answers
+# carry Skiff's headers) and of the bare floor's (-bare: the body alone).
 #
 #   bench/instructions.sh                          # this tree only
 #   BASE=419e567 bench/instructions.sh             # before/after
@@ -53,9 +54,9 @@ if [ -n "$BASE" ]; then
 fi
 
 count() { # binary kind n: "instructions B/op allocs/op" of the whole run (in the tree it was built from: it reads examples/)
-  local dir=. bench="Request/$2"
+  local dir=. bench="Request/^$2"
   if [ "$1" = "$work/base.test" ]; then dir=$work/base; fi
-  if [ "$1" = "$work/floor.test" ]; then dir=bench/floor bench="Floor/${2#floor-}"; fi
+  if [ "$1" = "$work/floor.test" ]; then dir=bench/floor bench="Floor/^${2#floor-}"; fi
   (cd "$dir" && GOMAXPROCS=1 GOGC=off GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off valgrind --tool=callgrind --callgrind-out-file=/dev/null \
     "$1" -test.run '^$' -test.bench "$bench\$" -test.benchtime "${3}x" -test.benchmem 2>&1 |
     awk '/^(FAIL|--- FAIL)/ { failed = 1 } /^Benchmark(Request|Floor)\// { bytes = $5; allocs = $7 } /Collected :/ { n = $4 }
@@ -96,12 +97,14 @@ done
 if [ -n "${FLOOR:-}" ]; then
   # The floor's handler (bench/floor, BenchmarkFloor) beside this tree's, for the floor-* kinds.
   echo
-  echo "| request | Skiff instructions | floor instructions | Skiff/floor | Skiff B / allocs | floor B / allocs |"
-  echo "|---|---|---|---|---|---|"
+  echo "| request | Skiff instructions | floor instructions | Skiff/floor | bare floor instructions | Skiff/bare | Skiff B / allocs | floor B / allocs | bare B / allocs |"
+  echo "|---|---|---|---|---|---|---|---|---|"
   for kind in $KINDS; do
     [[ $kind == floor-* ]] || continue
     read -r fi fb fa < <(per_request "$work/floor.test" "$kind")
-    printf '| %s | %s | %s | %s | %s | %s / %s |\n' "$kind" "${head_ins[$kind]}" "$fi" \
-      "$(awk -v a="${head_ins[$kind]}" -v b="$fi" 'BEGIN { printf "%.3f", a / b }')" "${head_mem[$kind]}" "$fb" "$fa"
+    read -r bi bb ba < <(per_request "$work/floor.test" "floor-bare-${kind#floor-}")
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s / %s | %s / %s |\n' "$kind" "${head_ins[$kind]}" "$fi" \
+      "$(awk -v a="${head_ins[$kind]}" -v b="$fi" 'BEGIN { printf "%.3f", a / b }')" "$bi" \
+      "$(awk -v a="${head_ins[$kind]}" -v b="$bi" 'BEGIN { printf "%.3f", a / b }')" "${head_mem[$kind]}" "$fb" "$fa" "$bb" "$ba"
   done
 fi

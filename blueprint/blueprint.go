@@ -52,6 +52,11 @@ type Request struct {
 	// takes a json.RawMessage for it: then a find may answer with its
 	// JSON, written as its rows are read, instead of with records.
 	RawBody bool
+	// Buffer, with RawBody, is memory the caller lends for that JSON: a
+	// find writes it from Buffer[:0] on (growing it as append does), so
+	// that the Body aliases the buffer. The caller must be done with the
+	// Body before it reuses the memory. Nil: the find allocates.
+	Buffer []byte
 }
 
 // Param returns the named parameter from the path, then the body, then the

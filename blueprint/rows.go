@@ -22,8 +22,10 @@ import (
 // nothing read, when the answer needs records: customToJSON functions,
 // collections to populate, an adapter that cannot hand rows over. Callers
 // ask orm.RowsReadable first, so that a read needing records prepares
-// nothing for the rows.
-func (s *Service) rowsJSON(ctx context.Context, m *model.Model, c *criteria.Criteria, pops []orm.Populate, list bool) (body json.RawMessage, n int, ok bool, err error) {
+// nothing for the rows. The JSON is written into buf (Request.Buffer)
+// unless it is smaller than the last such answer, which the new buffer
+// then fits.
+func (s *Service) rowsJSON(ctx context.Context, m *model.Model, c *criteria.Criteria, pops []orm.Populate, list bool, buf []byte) (body json.RawMessage, n int, ok bool, err error) {
 	if m.ToJSON != nil {
 		return nil, 0, false, nil
 	}
@@ -36,8 +38,11 @@ func (s *Service) rowsJSON(ctx context.Context, m *model.Model, c *criteria.Crit
 	if list {
 		size = &s.answerSize[1]
 	}
+	if hint := size.Load(); int64(cap(buf)) < hint || cap(buf) == 0 {
+		buf = make([]byte, 0, hint)
+	}
 	// One allocation for what the rows' callback keeps.
-	rw := &rowsWriter{s: s, m: m, list: list, w: jsonenc.NewWriter(make([]byte, 0, size.Load()), nil)}
+	rw := &rowsWriter{s: s, m: m, list: list, w: jsonenc.NewWriter(buf[:0], nil)}
 	if list {
 		rw.w.Raw("[")
 	}

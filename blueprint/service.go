@@ -106,9 +106,9 @@ func (s *Service) Do(ctx context.Context, r *Request, routeParse ParseOptionsFun
 	ps := s.pubsub(ctx, r)
 	switch r.Action {
 	case Find:
-		return s.find(ctx, ps, m, opts, r.RawBody)
+		return s.find(ctx, ps, m, opts, rawAnswer{r.RawBody, r.Buffer})
 	case FindOne:
-		return s.findOne(ctx, ps, m, opts, r.RawBody)
+		return s.findOne(ctx, ps, m, opts, rawAnswer{r.RawBody, r.Buffer})
 	case Create:
 		return s.create(ctx, ps, m, opts)
 	case Update:
@@ -139,15 +139,23 @@ func (s *Service) query(m *model.Model, raw, rawPops map[string]any) (*criteria.
 	return c, pops, nil
 }
 
-func (s *Service) find(ctx context.Context, ps *pubsub, m *model.Model, o *Options, raw bool) (*Result, error) {
+// rawAnswer is how the caller takes a find's answer (Request.RawBody,
+// Request.Buffer): as records, or, with json, as its JSON, written into
+// buf when buf has room.
+type rawAnswer struct {
+	json bool
+	buf  []byte
+}
+
+func (s *Service) find(ctx context.Context, ps *pubsub, m *model.Model, o *Options, raw rawAnswer) (*Result, error) {
 	c, pops, err := s.query(m, o.Criteria, o.Populates)
 	if err != nil {
 		return nil, err
 	}
-	if raw && (ps.n == nil || ps.socket == "") && s.orm.RowsReadable(ctx, m, c, pops) {
+	if raw.json && (ps.n == nil || ps.socket == "") && s.orm.RowsReadable(ctx, m, c, pops) {
 		// No socket to watch the model or subscribe to the records: the
 		// answer is all the records are for.
-		body, _, ok, err := s.rowsJSON(ctx, m, c, pops, true)
+		body, _, ok, err := s.rowsJSON(ctx, m, c, pops, true, raw.buf)
 		if err != nil {
 			return nil, err
 		}
@@ -170,7 +178,7 @@ func (s *Service) find(ctx context.Context, ps *pubsub, m *model.Model, o *Optio
 	return &Result{Status: http.StatusOK, Body: recs}, nil
 }
 
-func (s *Service) findOne(ctx context.Context, ps *pubsub, m *model.Model, o *Options, raw bool) (*Result, error) {
+func (s *Service) findOne(ctx context.Context, ps *pubsub, m *model.Model, o *Options, raw rawAnswer) (*Result, error) {
 	where, err := s.targetWhere(m, o.Criteria)
 	if err != nil {
 		return nil, err
@@ -199,13 +207,13 @@ func (s *Service) findOne(ctx context.Context, ps *pubsub, m *model.Model, o *Op
 	return s.readOne(ctx, ps, m, c, pops, raw)
 }
 
-// readOne answers findOne's read of c with pops; with raw (Request.RawBody)
-// and no socket to subscribe, with its JSON written as its row is read.
-func (s *Service) readOne(ctx context.Context, ps *pubsub, m *model.Model, c *criteria.Criteria, pops []orm.Populate, raw bool) (*Result, error) {
-	if raw && (ps.n == nil || ps.socket == "") && s.orm.RowsReadable(ctx, m, &criteria.Criteria{Limit: 2}, pops) {
+// readOne answers findOne's read of c with pops; with raw.json and no
+// socket to subscribe, with its JSON written as its row is read.
+func (s *Service) readOne(ctx context.Context, ps *pubsub, m *model.Model, c *criteria.Criteria, pops []orm.Populate, raw rawAnswer) (*Result, error) {
+	if raw.json && (ps.n == nil || ps.socket == "") && s.orm.RowsReadable(ctx, m, &criteria.Criteria{Limit: 2}, pops) {
 		one := *c
 		one.Limit, one.Skip, one.Sort = 2, 0, nil // as FindOne reads
-		body, n, ok, err := s.rowsJSON(ctx, m, &one, pops, false)
+		body, n, ok, err := s.rowsJSON(ctx, m, &one, pops, false, raw.buf)
 		switch {
 		case err != nil:
 			return nil, err
@@ -270,7 +278,7 @@ func (s *Service) findOneDefault(ctx context.Context, r *Request) (*Result, erro
 		}
 		pops = append(pops, p)
 	}
-	return s.readOne(ctx, ps, m, c, pops, r.RawBody)
+	return s.readOne(ctx, ps, m, c, pops, rawAnswer{r.RawBody, r.Buffer})
 }
 
 func (s *Service) create(ctx context.Context, ps *pubsub, m *model.Model, o *Options) (*Result, error) {

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"github.com/skiffhq/skiff/blueprint"
@@ -40,6 +41,9 @@ func (h *handler) handleBlueprint(br blueprintRoute) http.Handler {
 				path[name] = v
 			}
 		}
+		// A find writes its JSON into the buffer the answer is written
+		// from, sparing a buffer per request and a copy.
+		bp := h.body()
 		req := &blueprint.Request{
 			Action:       br.action,
 			Model:        br.model,
@@ -51,14 +55,24 @@ func (h *handler) handleBlueprint(br blueprintRoute) http.Handler {
 			HTTP:         r,
 			RouteOptions: br.options,
 			RawBody:      true,
+			Buffer:       (*bp)[:0],
 		}
 		res, err := h.cfg.Service.Do(r.Context(), req, br.parse)
 		if err != nil {
+			h.bodies.Put(bp)
 			h.errors.write(w, r, err)
 			return
 		}
-		h.writeBody(w, r, res.Status, res.Body)
+		h.writeBodyInto(w, r, res.Status, res.Body, bp)
 	})
+}
+
+// body returns a buffer for an answer from the pool.
+func (h *handler) body() *[]byte {
+	if bp, _ := h.bodies.Get().(*[]byte); bp != nil {
+		return bp
+	}
+	return new([]byte)
 }
 
 // maxPooledBody bounds the buffers kept for reuse, so that one huge answer
@@ -68,9 +82,17 @@ const maxPooledBody = 1 << 20
 // writeBody is writeJSON on a recycled buffer, with an ETag (and 304 when
 // the client's copy is current) where Express would revalidate one.
 func (h *handler) writeBody(w http.ResponseWriter, r *http.Request, status int, v any) {
-	bp, _ := h.bodies.Get().(*[]byte)
-	if bp == nil {
-		bp = new([]byte)
+	h.writeBodyInto(w, r, status, v, h.body())
+}
+
+// writeBodyInto is writeBody on the buffer bp from the pool, which v (a
+// find's JSON, blueprint.Request.Buffer) may alias; bp goes back to the
+// pool, holding the larger of the two.
+func (h *handler) writeBodyInto(w http.ResponseWriter, r *http.Request, status int, v any, bp *[]byte) {
+	if raw, ok := v.(json.RawMessage); ok && cap(raw) > cap(*bp) {
+		// The JSON outgrew the lent buffer: the answer is written from
+		// the JSON's own (Append copies it onto itself).
+		*bp = raw[:0]
 	}
 	var tagFor *http.Request
 	if h.cfg.ETag && wantsETag(r, status) {
