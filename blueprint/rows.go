@@ -41,8 +41,15 @@ func (s *Service) rowsJSON(ctx context.Context, m *model.Model, c *criteria.Crit
 	if hint := size.Load(); int64(cap(buf)) < hint || cap(buf) == 0 {
 		buf = make([]byte, 0, hint)
 	}
-	// One allocation for what the rows' callback keeps.
-	rw := &rowsWriter{s: s, m: m, list: list, w: jsonenc.NewWriter(buf[:0], nil)}
+	rw, _ := s.writers.Get().(*rowsWriter)
+	if rw == nil {
+		rw = new(rowsWriter)
+	}
+	*rw = rowsWriter{s: s, m: m, list: list, w: jsonenc.NewWriter(buf[:0], nil)}
+	defer func() {
+		*rw = rowsWriter{} // nothing of this answer stays reachable
+		s.writers.Put(rw)
+	}()
 	if list {
 		rw.w.Raw("[")
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
 	"sync/atomic"
 
 	"github.com/skiffhq/skiff/criteria"
@@ -31,6 +32,9 @@ type Service struct {
 	// plans holds, per model, the plan rowsJSON wrote its rows with last.
 	// The map is not written after NewService.
 	plans map[*model.Model]*planSlot
+	// writers recycles rowsJSON's rowsWriters (*rowsWriter), which
+	// nothing keeps once it returns.
+	writers sync.Pool
 }
 
 // Config is what a Service runs with.

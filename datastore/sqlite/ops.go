@@ -97,6 +97,10 @@ func (db *DB) Destroy(ctx context.Context, q *datastore.Query) ([]datastore.Reco
 }
 
 func find(ctx context.Context, d *sqlgen.Dialect, r runner, q *datastore.Query) ([]datastore.Record, error) {
+	ctx, err := keyReadContext(ctx, r, q)
+	if err != nil {
+		return nil, err
+	}
 	st, err := sqlgen.Select(d, q)
 	if err != nil {
 		return nil, fmt.Errorf("find: %w", err)
@@ -121,6 +125,10 @@ func findThrough(ctx context.Context, d *sqlgen.Dialect, r runner, q *datastore.
 }
 
 func findJoined(ctx context.Context, d *sqlgen.Dialect, r runner, q *datastore.Query, joins []datastore.Join) ([]datastore.Record, error) {
+	ctx, err := keyReadContext(ctx, r, q)
+	if err != nil {
+		return nil, err
+	}
 	st, err := sqlgen.SelectJoined(d, q, joins)
 	if err != nil {
 		return nil, fmt.Errorf("find: %w", err)
@@ -133,6 +141,10 @@ func findJoined(ctx context.Context, d *sqlgen.Dialect, r runner, q *datastore.Q
 }
 
 func findRows(ctx context.Context, d *sqlgen.Dialect, r runner, q *datastore.Query, joins []datastore.Join, each func(*datastore.Row) error) error {
+	ctx, err := keyReadContext(ctx, r, q)
+	if err != nil {
+		return err
+	}
 	st, err := sqlgen.SelectRows(d, q, joins)
 	if err != nil {
 		return fmt.Errorf("find: %w", err)
@@ -150,6 +162,27 @@ func findRows(ctx context.Context, d *sqlgen.Dialect, r runner, q *datastore.Que
 		return fmt.Errorf("find %s: %w", q.Table.Name, err)
 	}
 	return nil
+}
+
+// keyReadContext returns the context a read of q outside a transaction runs
+// with. A read of one row by its primary key (and of the rows its joins
+// point at, by theirs) costs the same whatever the tables hold, less than
+// watching for its cancellation: with a cancellable context the driver
+// starts a goroutine per statement to interrupt it and steps each row
+// through a lock-wait hook. Such a read runs detached from ctx's
+// cancellation, once ctx is checked not to be done already; in WAL mode a
+// reader waits on no lock, so it ends within microseconds either way.
+// Other reads, whose work grows with the data, keep ctx.
+func keyReadContext(ctx context.Context, r runner, q *datastore.Query) (context.Context, error) {
+	w, ok := q.Where.(*criteria.Cmp)
+	if r.tx != nil || !ok || w.Op != criteria.Eq || w.Key != "" || w.Value == nil || q.Table == nil ||
+		w.Attr != q.Table.PrimaryKey || q.PartitionBy != "" {
+		return ctx, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return context.WithoutCancel(ctx), nil
 }
 
 func count(ctx context.Context, d *sqlgen.Dialect, r runner, q *datastore.Query) (int64, error) {
