@@ -123,6 +123,7 @@ for store in $STORES; do
     "$(curl -sf -H 'content-type: application/json' -d "$body" "$skiff/pet" | jq -cS "$strip")" \
     "$(curl -sf -H 'content-type: application/json' -d "$body" "http://127.0.0.1:$BARE_PORT/pet" | jq -cS "$strip")"
 
+  read -r ticks0 steal0 < <(bench_machine_ticks)
   for route in "GET /pet/:id" "GET /pet?limit=30" "POST /pet"; do
     case $route in
       "GET /pet/:id") path=/pet/42 script= ;;
@@ -147,6 +148,7 @@ for store in $STORES; do
     done
   done
   rss=$(awk '/VmRSS/ { print $2 }' "/proc/${pid[skiff]}/status")
-  echo "| $store | Skiff's RSS after the load: $((rss / 1024)) MiB | | | | | | | | |"
+  echo "| $store | Skiff's RSS after the load: $(awk -v k="$rss" 'BEGIN { printf "%.1f", k / 1024 }') MiB | | | | | | | | |"
+  echo "| $store | CPU time the hypervisor took during the load (steal): $(bench_steal "$ticks0" "$steal0")% | | | | | | | | |"
   bench_stop_servers
 done

@@ -79,6 +79,21 @@ bench_cpu_ticks() {
   awk '{ print $14 + $15 }' "/proc/$1/stat"
 }
 
+# bench_machine_ticks: the machine's CPU time so far in clock ticks, all of it and the part its
+# hypervisor took for others (steal, /proc/stat): "total steal".
+bench_machine_ticks() {
+  awk '$1 == "cpu" { t = 0; for (i = 2; i <= 9; i++) t += $i; print t, $9 }' /proc/stat
+}
+
+# bench_steal T0 S0: the share of CPU time stolen since bench_machine_ticks gave "T0 S0", in %.
+# On a shared VM req/s fall with it while CPU per request moves less; a run with much steal is
+# better repeated.
+bench_steal() {
+  local t s
+  read -r t s < <(bench_machine_ticks)
+  awk -v t="$((t - $1))" -v s="$((s - $2))" 'BEGIN { printf "%.1f", t ? 100 * s / t : 0 }'
+}
+
 # bench_wrk_cpu PID CONNS DURATION URL [SCRIPT]: like bench_wrk, and also the CPU time the
 # server PID spent per request (µs, user plus system, from /proc): "req/s p99 cpu-µs db-cpu-µs".
 # CPU per request moves far less with the machine's load than req/s does. db-cpu-µs is the same
