@@ -53,9 +53,10 @@ type Request struct {
 	// JSON, written as its rows are read, instead of with records.
 	RawBody bool
 	// Buffer, with RawBody, is memory the caller lends for that JSON: a
-	// find writes it from Buffer[:0] on (growing it as append does), so
-	// that the Body aliases the buffer. The caller must be done with the
-	// Body before it reuses the memory. Nil: the find allocates.
+	// find writes it from Buffer[:0] on (growing it as append does) when
+	// it is no smaller than the find's last answer, so that the Body may
+	// alias the buffer. The caller must be done with the Body before it
+	// reuses the memory. Nil: the find allocates.
 	Buffer []byte
 }
 

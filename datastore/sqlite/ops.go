@@ -170,9 +170,10 @@ func findRows(ctx context.Context, d *sqlgen.Dialect, r runner, q *datastore.Que
 // watching for its cancellation: with a cancellable context the driver
 // starts a goroutine per statement to interrupt it and steps each row
 // through a lock-wait hook. Such a read runs detached from ctx's
-// cancellation, once ctx is checked not to be done already; in WAL mode a
-// reader waits on no lock, so it ends within microseconds either way.
-// Other reads, whose work grows with the data, keep ctx.
+// cancellation, once ctx is checked not to be done already: in WAL mode a
+// reader almost never waits on a lock (and then for busy_timeout at most),
+// so it ends within microseconds either way. Other reads, whose work grows
+// with the data, keep ctx, and so does a read in a transaction.
 func keyReadContext(ctx context.Context, r runner, q *datastore.Query) (context.Context, error) {
 	w, ok := q.Where.(*criteria.Cmp)
 	if r.tx != nil || !ok || w.Op != criteria.Eq || w.Key != "" || w.Value == nil || q.Table == nil ||
