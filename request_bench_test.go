@@ -20,8 +20,9 @@ import (
 // bench/floor.sh load, through the handler of the example app on SQLite
 // (the floor-* kinds: bench/floor's app, seeded as bench/floor.sh seeds it),
 // with the request log line at info written by the text logger of
-// `skiff serve` (skiff.NewTextLogger, to io.Discard here) and no cookie, as wrk sends
-// them. Its allocations are exact and its instruction count repeatable
+// `skiff serve` (skiff.NewTextLogger, to io.Discard here), no cookie and a
+// cancellable context, as wrk sends them and net/http serves them. Its
+// allocations are exact and its instruction count repeatable
 // (bench/instructions.sh runs it under callgrind), so it shows what a change
 // to the request path costs on a busy machine. It uses only the public API,
 // so that the same file runs against an older revision (bench/instructions.sh
@@ -131,8 +132,14 @@ func floorBenchApp(b *testing.B) http.Handler {
 	return h
 }
 
+// requestBenchServe runs one request through h with a cancellable
+// context, as net/http gives every request (httptest's is never
+// cancelled, which spares the database drivers their watch for
+// cancellation).
 func requestBenchServe(b testing.TB, h http.Handler, method, path, body string) {
-	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req := httptest.NewRequestWithContext(ctx, method, path, strings.NewReader(body))
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}

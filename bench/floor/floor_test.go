@@ -18,7 +18,7 @@ import (
 // BenchmarkFloor measures the floor's handler in process (with Skiff's
 // headers, and -bare without them: bare-*), as BenchmarkRequest
 // (request_bench_test.go) measures Skiff's floor-* kinds:
-// the same requests through httptest, no cookie, on a SQLite file of
+// the same requests through httptest, no cookie, a cancellable context, on a SQLite file of
 // bench/floor/app that Skiff made and seeded as bench/floor.sh does. Side
 // by side the two give Skiff's own share of a request without the network
 // and the kernel, which move with the machine:
@@ -92,8 +92,13 @@ func seededSQLite(b *testing.B) string {
 }
 
 // serve sends one request to h and fails on an answer that is not 2xx.
+// serve runs one request through h with a cancellable context, as
+// net/http gives every request (httptest's is never cancelled, which
+// spares the database drivers their watch for cancellation).
 func serve(b *testing.B, h http.Handler, method, path, body string) {
-	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req := httptest.NewRequestWithContext(ctx, method, path, strings.NewReader(body))
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
