@@ -41,6 +41,7 @@
 # Loopback only, port $PORT (default 18437). Every phase of rtload is bounded in time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 PORT=${PORT:-18437}
 DURATION=${DURATION:-10s}
 MODES=${MODES:-"memory saturation steady idle"}
@@ -128,8 +129,9 @@ stop_pair() {
 # field NAME LINE prints the value of NAME=value in an rtload RESULT line.
 field() { tr ' ' '\n' <<<"$2" | awk -F= -v k="$1" '$1==k {print $2}'; }
 
-# load is the machine's 1-minute load average: other work on the shared cores shows here.
-load() { cut -d' ' -f1 /proc/loadavg; }
+# load is the machine's 1-minute load average, and the share of CPU time the hypervisor took
+# (steal) since the mode started: other work on the shared cores, or on the host, shows here.
+load() { echo "$(cut -d' ' -f1 /proc/loadavg), steal $(bench_steal "$ticks0" "$steal0")%"; }
 
 # cpu LINE is the server's CPU per delivery and rtload's share of the machine in an rtload line.
 cpu() {
@@ -141,6 +143,7 @@ cpu() {
 
 rows=()
 for mode in $MODES; do
+  read -r ticks0 steal0 < <(bench_machine_ticks)
   case $mode in
   memory)
     start_server
@@ -221,6 +224,6 @@ for mode in $MODES; do
   esac
 done
 
-echo "| mode | sockets | creates | result | target | load |"
+echo "| mode | sockets | creates | result | target | load, steal |"
 echo "|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
