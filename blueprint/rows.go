@@ -38,7 +38,7 @@ func (s *Service) rowsJSON(ctx context.Context, m *model.Model, c *criteria.Crit
 	if list {
 		size = &s.answerSize[1]
 	}
-	if hint := size.Load(); int64(cap(buf)) < hint || cap(buf) == 0 {
+	if hint := size.Load(); int64(cap(buf)) < hint {
 		buf = make([]byte, 0, hint)
 	}
 	rw, _ := s.writers.Get().(*rowsWriter)

@@ -91,10 +91,10 @@ func seededSQLite(b *testing.B) string {
 	return filepath.Join(dir, ".tmp", "default.db")
 }
 
-// serve sends one request to h and fails on an answer that is not 2xx.
 // serve runs one request through h with a cancellable context, as
 // net/http gives every request (httptest's is never cancelled, which
-// spares the database drivers their watch for cancellation).
+// spares the database drivers their watch for cancellation), and fails on
+// an answer that is not 2xx.
 func serve(b *testing.B, h http.Handler, method, path, body string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

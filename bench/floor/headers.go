@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"hash"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -108,7 +109,10 @@ func (h *headers) validCookie(r *http.Request) bool {
 	if err != nil {
 		return false
 	}
-	v := strings.NewReplacer("%3A", ":", "%2B", "+", "%2F", "/", "%3D", "=").Replace(c.Value)
+	v, err := url.PathUnescape(c.Value)
+	if err != nil {
+		return false
+	}
 	rest, ok := strings.CutPrefix(v, "s:")
 	if !ok {
 		return false
