@@ -29,7 +29,7 @@ type Server struct {
 // NewServer returns a Server; zero Options fields take the Default values.
 func NewServer(o Options) *Server {
 	srv := &Server{opts: o.withDefaults(), sockets: make(map[string]*Socket), perIP: make(map[string]int)}
-	srv.flush = flusher{spawn: srv.wg.Go, max: runtime.GOMAXPROCS(0)}
+	srv.flush = newFlusher(srv.wg.Go, runtime.GOMAXPROCS(0))
 	srv.batches.New = func() any {
 		b := make([]byte, 0, 4<<10)
 		return &b
