@@ -15,7 +15,11 @@
 #               send→receipt and CPU µs per delivery.
 #   idle        (below) RSS per socket.
 #
-# And its floor, not in the default MODES:
+# And its references, not in the default MODES:
+#   sails       saturation against real Sails 1.5 (bench/sails with sockets on: sails-hook-sockets
+#               3, socket.io 4; sails-disk) on SAILS_PORT: its server CPU per delivery, beside
+#               which issue #23 puts Skiff's target (10x less). Alternate it with saturation
+#               (MODES="saturation sails saturation sails") for the ratio in one run.
 #   floor       for each rate in STEADY_RATES, bench/rtfloor: the same fan-out (STEADY_WATCHERS
 #               loopback TCP sockets, one write each) with nothing of Skiff in it, read as rtload
 #               reads; what steady's p99 cannot go below on these cores.
@@ -56,6 +60,7 @@ LAT_WATCHERS=${LAT_WATCHERS:-1000}
 LAT_RATE=${LAT_RATE:-100}
 IDLE_SOCKETS=${IDLE_SOCKETS:-10000}
 BUSES=${BUSES:-"redis nats"}
+SAILS_PORT=${SAILS_PORT:-$((PORT + 200))}
 CL_WATCHERS=${CL_WATCHERS:-1000}
 
 # Each socket is a file descriptor in the server and one in rtload.
@@ -75,6 +80,9 @@ skiff=${SKIFF_BIN:-$work/skiff}
 go build -o "$work/rtload" ./bench/rtload
 go build -o "$work/rtfloor" ./bench/rtfloor
 url=http://127.0.0.1:$PORT
+if [[ " $MODES " == *" sails "* ]] && [ ! -d bench/sails/node_modules/sails-hook-sockets ]; then
+  (cd bench/sails && npm ci --no-audit --no-fund --loglevel=error)
+fi
 
 start_server() {
   rm -rf "$work/app"
@@ -167,6 +175,19 @@ for mode in $MODES; do
       rows+=("| steady | $STEADY_WATCHERS watching | $(field creates_per_s "$out")/s (asked $rate) | send→receipt p50 $(field send_p50_ms "$out") / **p99 $(field send_p99_ms "$out") ms** / max $(field send_max_ms "$out"); $(cpu "$out"); $(( $(field expected "$out") - $(field delivered "$out") )) lost | p99 ≤ 10 ms at 20/s | $(load) |")
       stop_server
     done
+    ;;
+  sails)
+    rm -rf "$work/sails-disk"
+    env SAILS_BENCH_SOCKETS=1 PORT="$SAILS_PORT" SAILS_BENCH_DISK_DIR="$work/sails-disk" \
+      node bench/sails/app.js >"$work/sails.log" 2>&1 &
+    pid=$!
+    started=
+    for _ in $(seq 1 300); do curl -sf "http://127.0.0.1:$SAILS_PORT/product?limit=1" >/dev/null && { started=1; break; }; sleep 0.1; done
+    [ -n "$started" ] || { echo "bench: Sails did not start:" >&2; cat "$work/sails.log" >&2; exit 1; }
+    out=$("$work/rtload" -url "http://127.0.0.1:$SAILS_PORT" -mode throughput -watchers "$SAT_WATCHERS" -creators "$TP_CREATORS" -duration "$DURATION" -pid "$pid" | grep '^RESULT')
+    echo "$out" >&2
+    rows+=("| sails saturation | $SAT_WATCHERS watching | $TP_CREATORS creators, as fast as answered: $(field creates_per_s "$out")/s | $(cpu "$out"); $(field delivered_per_s "$out")/s; send→receipt p50 $(field send_p50_ms "$out") / p99 $(field send_p99_ms "$out") ms; $(( $(field expected "$out") - $(field delivered "$out") )) lost, $(field dropped_sockets "$out") sockets dropped | — | $(load) |")
+    stop_server
     ;;
   floor)
     for rate in $STEADY_RATES; do

@@ -10,9 +10,13 @@
 //   SAILS_BENCH_MYSQL_URL      use sails-mysql on this database instead of sails-disk
 //   SAILS_BENCH_DISK_DIR       folder for sails-disk's files (default .tmp/localDiskDb)
 //   SAILS_LOG_LEVEL            default "warn", so logging costs what it costs in production
+//   SAILS_BENCH_SOCKETS        "1": sockets and pubsub on (sails-hook-sockets, socket.io 4), as
+//                              bench/realtime.sh's sails mode needs
 'use strict';
 
 const sails = require('sails');
+
+const sockets = process.env.SAILS_BENCH_SOCKETS === '1';
 
 sails.lift({
   appPath: __dirname,
@@ -26,13 +30,14 @@ sails.lift({
   // sockets either: with no socket connected, Sails' pubsub has nothing to publish to, so
   // turning it off only spares Sails work that Skiff's realtime layer also skips when
   // nobody listens. CSRF and CORS are off by default in Sails 1 (config/security.js).
+  // The realtime benchmark turns sockets and pubsub on (SAILS_BENCH_SOCKETS=1).
   hooks: {
     grunt: false,
     views: false,
     i18n: false,
     session: false,
-    sockets: false,
-    pubsub: false,
+    // sails-hook-sockets is installed, so Sails loads it unless told not to.
+    ...(sockets ? {} : { sockets: false, pubsub: false }),
   },
 }, (err) => {
   if (err) {
