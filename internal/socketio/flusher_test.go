@@ -57,35 +57,31 @@ func TestBacklogLeavesAProcessor(t *testing.T) {
 // TestBacklogNeverStopsTheOnlyFlusher: on one processor the flusher goes
 // on whatever the backlog.
 func TestBacklogNeverStopsTheOnlyFlusher(t *testing.T) {
-	clock := time.Unix(0, 0)
-	f := newFlusher(func(func()) {}, 1)
-	f.now = func() time.Time { return clock }
-	for range 4 * flushChunk {
-		f.add(&Socket{})
-	}
-	for len(f.dirty) > 0 {
-		clock = clock.Add(backlogFor)
-		var idle time.Time
-		if _, ok := f.next(nil, &idle); !ok {
-			t.Fatal("the only flusher stopped")
-		}
-	}
+	drainAlone(t, 1, 4*flushChunk, backlogFor)
 }
 
 // TestLongBurstKeepsEveryProcessor: one fan-out that takes longer than
 // backlogFor to write, with nothing added meanwhile, keeps both flushers.
 func TestLongBurstKeepsEveryProcessor(t *testing.T) {
+	drainAlone(t, 2, 20*flushChunk, backlogFor/2)
+}
+
+// drainAlone queues n sockets at once to a flusher of at most max
+// goroutines and takes them all with one, its clock moving on by step per
+// chunk; it fails if that flusher is told to stop before the list is empty.
+func drainAlone(t *testing.T, max, n int, step time.Duration) {
+	t.Helper()
 	clock := time.Unix(0, 0)
-	f := newFlusher(func(func()) {}, 2)
+	f := newFlusher(func(func()) {}, max)
 	f.now = func() time.Time { return clock }
-	for range 20 * flushChunk {
+	for range n {
 		f.add(&Socket{})
 	}
 	for len(f.dirty) > 0 {
 		var idle time.Time
 		if _, ok := f.next(nil, &idle); !ok {
-			t.Fatalf("a flusher stopped with %d sockets left of one burst", len(f.dirty))
+			t.Fatalf("a flusher stopped with %d of %d sockets left", len(f.dirty), n)
 		}
-		clock = clock.Add(backlogFor / 2)
+		clock = clock.Add(step)
 	}
 }
