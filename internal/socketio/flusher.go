@@ -66,15 +66,16 @@ func (f *flusher) add(s *Socket) {
 
 // backlogFor is how long the dirty list may stay non-empty, publishers
 // still adding to it in the second half of that time, before the flushers
-// leave a processor to the rest of the server. Go's scheduler looks for connections with input
-// only when a processor runs out of work, or every 10 ms from its monitor:
-// flushers busy on every processor keep the HTTP and socket requests that
-// feed the fan-outs, and any other, waiting up to 10 ms each. A burst (the
-// fan-out of one create, however long it takes to write) still gets every
-// processor; a backlog that is still fed after this long is written by
-// one flusher fewer, whose writes then carry more messages each. (Measured on
-// 2 vCPUs at saturation, 1,000 watchers: 1.6x the creates per second and
-// 40% less CPU per delivery, p99 unchanged; see docs/performance.md.)
+// leave a processor to the rest of the server. Go's scheduler looks for
+// connections with input only when a processor runs out of work, or every
+// 10 ms from its monitor: flushers busy on every processor keep the HTTP
+// and socket requests that feed the fan-outs, and any other, waiting up to
+// 10 ms each. A burst (the fan-out of one create, however long it takes to
+// write) still gets every processor; a backlog still fed after this long
+// is written by one flusher fewer, whose writes then carry more messages
+// each. (On 2 vCPUs at saturation, 1,000 watchers: about 1.5x the creates
+// per second and a third less CPU per delivery, p99 alike; see
+// docs/performance.md.)
 const backlogFor = 10 * time.Millisecond
 
 // limit is how many flushers may run now: one fewer than max (and at
