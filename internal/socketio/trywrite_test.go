@@ -129,3 +129,43 @@ func loopbackPair(tb testing.TB) (client, server net.Conn) {
 func heldBuffers() *sync.Pool {
 	return &sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
 }
+
+// TestTryWriteFDContract checks what the flushers rely on: a write to a
+// full non-blocking descriptor takes 0 bytes and reports no error, a
+// partial write reports what it took, and a write to a connection whose
+// peer is gone is an error.
+func TestTryWriteFDContract(t *testing.T) {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fds[0])
+	if err := syscall.SetNonblock(fds[0], true); err != nil {
+		t.Fatal(err)
+	}
+	chunk := make([]byte, 64<<10)
+	total := 0
+	for i := 0; ; i++ {
+		n, err := tryWriteFD(fds[0], chunk)
+		if err != nil {
+			t.Fatalf("write %d: error %v after %d bytes", i, err, total)
+		}
+		if n < 0 || n > len(chunk) {
+			t.Fatalf("write %d took %d of %d bytes", i, n, len(chunk))
+		}
+		total += n
+		if n == 0 {
+			break // full: would block
+		}
+		if i > 10_000 {
+			t.Fatal("the descriptor never filled")
+		}
+	}
+	if total == 0 {
+		t.Fatal("nothing was written before the descriptor filled")
+	}
+	syscall.Close(fds[1])
+	if _, err := tryWriteFD(fds[0], chunk[:1]); err == nil {
+		t.Fatal("a write to a connection whose peer closed reported no error")
+	}
+}
