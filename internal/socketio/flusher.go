@@ -33,8 +33,8 @@ type flusher struct {
 
 	caughtUp   bool      // the list was empty when add last appended to it
 	lastEmpty  time.Time // when a flusher last saw the list caught up or emptied it
-	adds       int       // sockets added to the list since a flusher last took some
-	fedAt      time.Time // when a flusher last saw adds
+	fed        bool      // sockets were added since a flusher last took some
+	fedAt      time.Time // when a flusher last saw fed
 	backlogged bool      // see backlogFor
 }
 
@@ -49,7 +49,7 @@ func newFlusher(spawn func(func()), max int) flusher {
 func (f *flusher) add(s *Socket) {
 	f.mu.Lock()
 	f.dirty = append(f.dirty, s)
-	f.adds++
+	f.fed = true
 	if len(f.dirty) == 1 {
 		f.caughtUp = true
 		f.backlogged = false
@@ -140,8 +140,8 @@ func (f *flusher) next(batch []*Socket, idleSince *time.Time) ([]*Socket, bool) 
 		if f.caughtUp {
 			f.lastEmpty, f.caughtUp = now, false
 		}
-		if f.adds > 0 {
-			f.fedAt, f.adds = now, 0
+		if f.fed {
+			f.fedAt, f.fed = now, false
 		}
 		f.backlogged = now.Sub(f.lastEmpty) >= backlogFor && f.fedAt.Sub(f.lastEmpty) >= backlogFor/2
 		if f.running > f.limit() {
