@@ -2,11 +2,14 @@ package skiff_test
 
 import (
 	"bytes"
+	"debug/elf"
 	"encoding/json"
 	"errors"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -163,5 +166,55 @@ func TestServerKeepsMethodDeadCode(t *testing.T) {
 		t.Errorf("cmd/skiff reaches a call that keeps every exported method linked (find its caller: "+
 			"go build -o /dev/null -ldflags=-dumpdep ./cmd/skiff 2>&1 | grep -E -- '-> reflect\\.[^ ]*Method'); "+
 			"first marked edges of the linker's dependency dump:\n%s", strings.Join(seen, "\n"))
+	}
+}
+
+// TestReleaseBuildIsStatic builds cmd/skiff the way docs/operating.md says
+// a release binary is built (CGO_ENABLED=0) and checks that the result is
+// a static executable that runs: it asks for no dynamic loader or shared
+// library, prints its version, and plans the example app's schema on
+// SQLite. A dependency that needs cgo would fail the build, and one that
+// drags in a shared library the ELF check.
+func TestReleaseBuildIsStatic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("links cmd/skiff")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("the ELF check is Linux's")
+	}
+	bin := filepath.Join(t.TempDir(), "skiff")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/skiff")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			t.Fatalf("CGO_ENABLED=0 go build ./cmd/skiff: %v\n%.2000s", err, out)
+		}
+		t.Skipf("go build cannot run here: %v", err)
+	}
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			t.Errorf("the release build asks for a dynamic loader (PT_INTERP)")
+		}
+	}
+	if libs, err := f.ImportedLibraries(); err != nil || len(libs) > 0 {
+		t.Errorf("the release build needs shared libraries %v (err %v)", libs, err)
+	}
+	if out, err := exec.Command(bin, "version").CombinedOutput(); err != nil || !strings.HasPrefix(string(out), "skiff ") {
+		t.Errorf("skiff version: %v, printed %q", err, out)
+	}
+	app := filepath.Join(t.TempDir(), "app")
+	if err := os.CopyFS(app, os.DirFS("examples/petshop")); err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(filepath.Join(app, ".tmp"))
+	out, err := exec.Command(bin, "migrate", "--app", app, "--dry-run").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "pet") {
+		t.Errorf("skiff migrate --dry-run on examples/petshop: %v, printed:\n%s", err, out)
 	}
 }

@@ -47,8 +47,8 @@ trap 'bench_stop_servers; rm -rf "$work"' EXIT
 
 mkdir "$work/base"
 git archive "$BASE" | tar -x -C "$work/base"
-(cd "$work/base" && go build -o "$work/skiff-base" ./cmd/skiff)
-go build -o "$work/skiff-head" ./cmd/skiff
+(cd "$work/base" && bench_build "$work/skiff-base" ./cmd/skiff)
+bench_build "$work/skiff-head" ./cmd/skiff
 declare -A port=([base]=${BASE_PORT:-18741} [head]=${HEAD_PORT:-18742})
 server=$PG_URL
 if [ "$STORE" = mysql ]; then server=$MY_SERVER; fi

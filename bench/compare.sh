@@ -64,13 +64,13 @@ trap 'bench_stop_servers; if [ -n "$BASE" ]; then git worktree remove --force "$
 if [ ! -d bench/sails/node_modules ]; then
   (cd bench/sails && npm ci --no-audit --no-fund --loglevel=error)
 fi
-go build -o "$work/skiff" ./cmd/skiff
+bench_build "$work/skiff" ./cmd/skiff
 cp -r examples/petshop "$work/app"
 rm -rf "$work/app/.tmp"
 sides=(sails skiff)
 if [ -n "$BASE" ]; then
   git worktree add -q --detach "$work/base-src" "$BASE"
-  (cd "$work/base-src" && go build -o "$work/skiff-base" ./cmd/skiff)
+  (cd "$work/base-src" && bench_build "$work/skiff-base" ./cmd/skiff)
   cp -r "$work/base-src/examples/petshop" "$work/base-app"
   sides+=(base)
 fi

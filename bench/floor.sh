@@ -44,8 +44,8 @@ done
 work=$(mktemp -d)
 declare -A pid=()
 trap 'bench_stop_servers; rm -rf "$work"' EXIT
-go build -o "$work/skiff" ./cmd/skiff
-go build -o "$work/floor" ./bench/floor
+bench_build "$work/skiff" ./cmd/skiff
+bench_build "$work/floor" ./bench/floor
 declare -A port=([skiff]=$SKIFF_PORT [floor]=$FLOOR_PORT [bare]=$BARE_PORT)
 
 median() {

@@ -1,5 +1,13 @@
-# Helpers shared by bench/run.sh and bench/compare.sh (source this file; it runs nothing).
+# Helpers shared by the bench scripts (source this file; it runs nothing).
 # They load servers on 127.0.0.1 only, and every wait is bounded.
+
+# bench_build OUT PKG: builds the server PKG into OUT the way a release binary is built
+# (docs/operating.md): static, without cgo. Every server a script measures, Skiff and the
+# hand-written floors alike, is built so, so that none carries libc and the dynamic loader
+# (about 1 MiB resident) that the others do not.
+bench_build() {
+  CGO_ENABLED=0 go build -o "$1" "$2"
+}
 
 # bench_wait_up URL: waits up to 60 s for URL to answer 2xx; fails otherwise.
 bench_wait_up() {

@@ -76,9 +76,9 @@ pid=
 pid2=
 trap 'for p in $pid $pid2; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"' EXIT
 skiff=${SKIFF_BIN:-$work/skiff}
-[ -n "${SKIFF_BIN:-}" ] || go build -o "$skiff" ./cmd/skiff
+[ -n "${SKIFF_BIN:-}" ] || bench_build "$skiff" ./cmd/skiff
 go build -o "$work/rtload" ./bench/rtload
-go build -o "$work/rtfloor" ./bench/rtfloor
+bench_build "$work/rtfloor" ./bench/rtfloor
 url=http://127.0.0.1:$PORT
 if [[ " $MODES " == *" sails "* ]] && [ ! -d bench/sails/node_modules/sails-hook-sockets ]; then
   (cd bench/sails && npm ci --no-audit --no-fund --loglevel=error)

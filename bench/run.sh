@@ -17,7 +17,7 @@ command -v wrk >/dev/null || { echo "bench: wrk is missing (apt-get install wrk)
 
 work=$(mktemp -d)
 trap 'kill $pid 2>/dev/null || true; rm -rf "$work"' EXIT
-go build -o "$work/skiff" ./cmd/skiff
+bench_build "$work/skiff" ./cmd/skiff
 cp -r examples/petshop "$work/app"
 rm -rf "$work/app/.tmp"
 
