@@ -1,4 +1,4 @@
-//go:build unix && !linux
+//go:build unix
 
 package socketio
 
@@ -13,7 +13,7 @@ const canTryWrite = true
 // and returns how much it took: 0 when it would block.
 func tryWriteFD(fd int, b []byte) (int, error) {
 	for {
-		n, err := syscall.Write(fd, b)
+		n, err := writeFD(fd, b)
 		switch err {
 		case nil:
 			return n, nil
