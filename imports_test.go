@@ -141,20 +141,11 @@ func TestServerKeepsMethodDeadCode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("links cmd/skiff")
 	}
-	cmd := exec.Command("go", "build", "-o", os.DevNull, "-ldflags=-dumpdep", "./cmd/skiff")
-	var deps bytes.Buffer
-	cmd.Stderr = &deps
-	if err := cmd.Run(); err != nil {
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			t.Fatalf("go build: %v\n%.2000s", err, deps.String())
-		}
-		t.Skipf("go build cannot run here: %v", err)
-	}
+	deps := goBuild(t, nil, "-o", os.DevNull, "-ldflags=-dumpdep", "./cmd/skiff")
 	// The linker's dependency dump names a function that makes methods
 	// reachable by name with the mark <ReflectMethod>.
 	var seen []string
-	for line := range strings.Lines(deps.String()) {
+	for line := range strings.Lines(string(deps)) {
 		if strings.Contains(line, "<ReflectMethod>") {
 			seen = append(seen, strings.TrimSpace(line))
 			if len(seen) == 5 {
@@ -183,15 +174,7 @@ func TestReleaseBuildIsStatic(t *testing.T) {
 		t.Skip("the ELF check is Linux's")
 	}
 	bin := filepath.Join(t.TempDir(), "skiff")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/skiff")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			t.Fatalf("CGO_ENABLED=0 go build ./cmd/skiff: %v\n%.2000s", err, out)
-		}
-		t.Skipf("go build cannot run here: %v", err)
-	}
+	goBuild(t, []string{"CGO_ENABLED=0"}, "-o", bin, "./cmd/skiff")
 	f, err := elf.Open(bin)
 	if err != nil {
 		t.Fatal(err)
@@ -217,4 +200,22 @@ func TestReleaseBuildIsStatic(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "pet") {
 		t.Errorf("skiff migrate --dry-run on examples/petshop: %v, printed:\n%s", err, out)
 	}
+}
+
+// goBuild runs go build with args, env added to the environment, and
+// returns what it printed; a build that fails fails the test, and a go
+// command that cannot run skips it.
+func goBuild(t *testing.T, env []string, args ...string) []byte {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"build"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			t.Fatalf("%s go build %s: %v\n%.2000s", strings.Join(env, " "), strings.Join(args, " "), err, out)
+		}
+		t.Skipf("go build cannot run here: %v", err)
+	}
+	return out
 }

@@ -92,10 +92,7 @@ start_server() {
   env SKIFF_ENV=development SKIFF_SOCKETS__MAXCONNECTIONSPERIP=-1 \
     "$skiff" serve --app "$work/app" --port "$PORT" --host 127.0.0.1 >"$work/server.log" 2>&1 &
   pid=$!
-  for _ in $(seq 1 100); do curl -sf "$url/product?limit=1" >/dev/null && return; sleep 0.1; done
-  echo "bench: the server did not start:" >&2
-  cat "$work/server.log" >&2
-  exit 1
+  bench_wait_up "$url/product?limit=1" || { cat "$work/server.log" >&2; exit 1; }
 }
 
 stop_server() {
@@ -181,9 +178,7 @@ for mode in $MODES; do
     env SAILS_BENCH_SOCKETS=1 PORT="$SAILS_PORT" SAILS_BENCH_DISK_DIR="$work/sails-disk" \
       node bench/sails/app.js >"$work/sails.log" 2>&1 &
     pid=$!
-    started=
-    for _ in $(seq 1 300); do curl -sf "http://127.0.0.1:$SAILS_PORT/product?limit=1" >/dev/null && { started=1; break; }; sleep 0.1; done
-    [ -n "$started" ] || { echo "bench: Sails did not start:" >&2; cat "$work/sails.log" >&2; exit 1; }
+    bench_wait_up "http://127.0.0.1:$SAILS_PORT/product?limit=1" || { cat "$work/sails.log" >&2; exit 1; }
     out=$("$work/rtload" -url "http://127.0.0.1:$SAILS_PORT" -mode throughput -watchers "$SAT_WATCHERS" -creators "$TP_CREATORS" -duration "$DURATION" -pid "$pid" | grep '^RESULT')
     echo "$out" >&2
     rows+=("| sails saturation | $SAT_WATCHERS watching | $TP_CREATORS creators, as fast as answered: $(field creates_per_s "$out")/s | $(cpu "$out"); $(field delivered_per_s "$out")/s; send→receipt p50 $(field send_p50_ms "$out") / p99 $(field send_p99_ms "$out") ms; $(( $(field expected "$out") - $(field delivered "$out") )) lost, $(field dropped_sockets "$out") sockets dropped | — | $(load) |")
